@@ -1,0 +1,156 @@
+"""The JSON-value rule and the canonical form of a JSON value.
+
+A value is JSON when it is built only from ``None``, ``bool``, ``str``, ``int``,
+finite ``float``, ``list`` and ``dict`` with ``str`` keys -- exact types, no
+subclasses, no tuples, no cycles (a value shared by two parents is fine).
+Every number must survive a trip through an IEEE double, because that is what
+the TypeScript harness reads it as.
+
+The canonical form is what a JavaScript engine would hold after parsing the
+value's JSON text, spelled in Python:
+
+- integral numbers with magnitude at most 2**53 are ``int`` (``1.0`` -> ``1``,
+  ``-0.0`` -> ``0``); every other number is ``float``;
+- object keys that are canonical array indices (``"0"`` .. ``"4294967294"``)
+  come first in ascending order, the rest keep their order;
+- a string never holds a well-formed surrogate pair as two code points (the
+  pair becomes the character it encodes); lone surrogates stay.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import TypeAlias
+
+Json: TypeAlias = "None | bool | int | float | str | list[Json] | dict[str, Json]"
+
+#: The largest magnitude at which every integer is an exact double.
+EXACT_INT_LIMIT = 2**53
+
+_ARRAY_INDEX_LIMIT = 2**32 - 1
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@dataclass(frozen=True)
+class NotJson:
+    """The reason a value is not a JSON value, with a path to the culprit."""
+
+    reason: str
+
+
+def canonical_json(value: object) -> Json | NotJson:
+    """The canonical copy of ``value``, or why it is not a JSON value."""
+    return _canonical(value, "$", set())
+
+
+def is_json_value(value: object) -> bool:
+    """True when ``value`` satisfies the JSON-value rule."""
+    return not isinstance(canonical_json(value), NotJson)
+
+
+def canonical_number(value: int | float) -> int | float | NotJson:
+    """The canonical spelling of a number, or why it has none."""
+    if type(value) is int:
+        if abs(value) <= EXACT_INT_LIMIT:
+            return value
+        as_double = float(value) if abs(value) < 2**1024 else math.inf
+        if math.isinf(as_double) or int(as_double) != value:
+            return NotJson(f"integer {value} is not exactly representable as a double")
+        return as_double
+    if not math.isfinite(value):
+        return NotJson(f"number {value!r} is not finite")
+    if value.is_integer() and abs(value) <= EXACT_INT_LIMIT:
+        return int(value)
+    return value
+
+
+def canonical_string(text: str) -> str:
+    """Join well-formed surrogate pairs into the characters they encode."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def is_array_index(key: str) -> bool:
+    """True when JavaScript would treat ``key`` as an array index."""
+    if not key.isascii() or not key.isdigit():
+        return False
+    if len(key) > 1 and key[0] == "0":
+        return False
+    return int(key) < _ARRAY_INDEX_LIMIT
+
+
+def ordered_keys(keys: list[str]) -> list[str]:
+    """Keys in JavaScript property order: array indices ascending, then the rest."""
+    indices = sorted((k for k in keys if is_array_index(k)), key=int)
+    return indices + [k for k in keys if not is_array_index(k)]
+
+
+def _canonical(value: object, path: str, ancestors: set[int]) -> Json | NotJson:
+    kind = type(value)
+    if value is None or kind is bool:
+        return value  # type: ignore[return-value]
+    if kind is str:
+        return canonical_string(value)  # type: ignore[arg-type]
+    if kind is int or kind is float:
+        number = canonical_number(value)  # type: ignore[arg-type]
+        return NotJson(f"{path}: {number.reason}") if isinstance(number, NotJson) else number
+    if kind is list or kind is dict:
+        if id(value) in ancestors:
+            return NotJson(f"{path}: cycle")
+        ancestors.add(id(value))
+        try:
+            if kind is list:
+                return _canonical_list(value, path, ancestors)  # type: ignore[arg-type]
+            return _canonical_dict(value, path, ancestors)  # type: ignore[arg-type]
+        finally:
+            ancestors.discard(id(value))
+    return NotJson(f"{path}: {kind.__name__} is not a JSON type")
+
+
+def _canonical_list(items: list[object], path: str, ancestors: set[int]) -> Json | NotJson:
+    out: list[Json] = []
+    for index, item in enumerate(items):
+        copy = _canonical(item, f"{path}[{index}]", ancestors)
+        if isinstance(copy, NotJson):
+            return copy
+        out.append(copy)
+    return out
+
+
+def _canonical_dict(obj: dict[object, object], path: str, ancestors: set[int]) -> Json | NotJson:
+    out: dict[str, Json] = {}
+    for key, item in obj.items():
+        if type(key) is not str:
+            return NotJson(f"{path}: key {key!r} is not a string")
+        copy = _canonical(item, f"{path}.{key}", ancestors)
+        if isinstance(copy, NotJson):
+            return copy
+        out[canonical_string(key)] = copy
+    keys = list(out)
+    ordered = ordered_keys(keys)
+    return out if ordered == keys else {k: out[k] for k in ordered}
+
+
+def js_string(text: str) -> str:
+    """``JSON.stringify`` of a string: lone surrogates become ``\\udxxx`` escapes."""
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char == '"':
+            out.append('\\"')
+        elif char == "\\":
+            out.append("\\\\")
+        elif code < 0x20:
+            out.append(_SHORT_ESCAPES.get(char, f"\\u{code:04x}"))
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(char)
+    out.append('"')
+    return "".join(out)
+
+
+_SHORT_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}

@@ -1,0 +1,50 @@
+"""dsh_session: the dsh session log, its surface and the derived message history.
+
+The fast, mutable-inside implementation. Its observable behaviour is that of
+the executable specification in :mod:`dsh_spec`, errors included.
+"""
+
+from dsh_session._frozen import FrozenDict, FrozenList, thaw
+from dsh_session.errors import Code, DshSessionError, InvalidEventError
+from dsh_session.event import (
+    APPEND,
+    SESSION_FORMAT_VERSION,
+    SURFACE_TYPES,
+    Event,
+    Replace,
+    SessionHeader,
+    SurfaceNode,
+    SurfaceOp,
+)
+from dsh_session.json_value import NotJsonError, freeze, is_json_value
+from dsh_session.projection import Message, derive_event_message
+from dsh_session.session import Session, now_ms
+from dsh_session.surface import SurfaceManager
+from dsh_session.views import EventLog, MessageList
+
+__all__ = [
+    "APPEND",
+    "SESSION_FORMAT_VERSION",
+    "SURFACE_TYPES",
+    "Code",
+    "DshSessionError",
+    "Event",
+    "EventLog",
+    "FrozenDict",
+    "FrozenList",
+    "InvalidEventError",
+    "Message",
+    "MessageList",
+    "NotJsonError",
+    "Replace",
+    "Session",
+    "SessionHeader",
+    "SurfaceManager",
+    "SurfaceNode",
+    "SurfaceOp",
+    "derive_event_message",
+    "freeze",
+    "is_json_value",
+    "now_ms",
+    "thaw",
+]

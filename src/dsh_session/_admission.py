@@ -1,0 +1,250 @@
+"""Admission: the rules an event must pass before it enters a log.
+
+``append`` and seeding share :func:`admit`, so a seed is held to exactly the
+rules appends are. The rules and their order are those of the specification
+(``docs/spec.md``); the first one broken is raised as an
+:class:`~dsh_session.errors.InvalidEventError` and nothing is stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from dsh_session.errors import Code, InvalidEventError
+from dsh_session.event import APPEND, SURFACE_TYPES, Event, Replace, SurfaceOp
+from dsh_session.json_value import NotJsonError, canonical_number, freeze
+from dsh_session.surface import SurfaceManager, _Node
+
+_EVENT_KEYS = frozenset({"type", "seq", "time", "data", "sourceEventSeqs", "surfaceOp"})
+_REQUIRED = ("type", "seq", "time", "data")
+_ENVELOPES = ("context", "raw")
+_TAGGED = ("context/message", "steering/message")
+_EXACT = 2**53
+
+#: A key that is absent (distinct from a present JSON ``null``).
+MISSING: Any = object()
+
+
+def _reject(code: Code, seq: int, kind: object, message: str) -> InvalidEventError:
+    return InvalidEventError(code, message, seq=seq, event_type=kind)
+
+
+def admit(
+    surface: SurfaceManager,
+    seq: int,
+    kind: object,
+    time: object,
+    data: object,
+    surface_op: object,
+    provenance: object,
+) -> tuple[Event, list[_Node] | None]:
+    """The event to store at ``seq``, and for a replace the nodes it shadows.
+
+    ``surface_op`` and ``provenance`` are :data:`MISSING` when absent.
+    ``surface`` must be synced with the log.
+    """
+    if type(kind) is not str or not kind:
+        raise _reject(Code.MALFORMED_EVENT, seq, kind, f"event type must be a non-empty string, got {kind!r}")
+    stamp = _exact_int(time)
+    if stamp is None:
+        raise _reject(
+            Code.MALFORMED_EVENT, seq, kind, f"{kind} at seq {seq}: time must be an integer, got {time!r}"
+        )
+    try:
+        frozen = freeze(data)
+    except NotJsonError as error:
+        raise _reject(
+            Code.NON_JSON_DATA, seq, kind, f"{kind} at seq {seq} carries data that is not JSON: {error.reason}"
+        ) from None
+
+    if kind not in SURFACE_TYPES:
+        if provenance is not MISSING:
+            raise _reject(
+                Code.PROVENANCE_ON_LOG_ONLY_TYPE, seq, kind,
+                f"{kind} at seq {seq} is not surface-eligible and cannot carry sourceEventSeqs",
+            )
+        if surface_op is not MISSING:
+            raise _reject(
+                Code.SURFACE_OP_ON_LOG_ONLY_TYPE, seq, kind,
+                f"{kind} at seq {seq} is not surface-eligible and cannot carry a surfaceOp",
+            )
+        return Event(kind, seq, stamp, frozen), None  # type: ignore[arg-type]
+
+    if surface_op is MISSING:
+        raise _reject(
+            Code.MISSING_SURFACE_OP, seq, kind,
+            f"{kind} at seq {seq} is surface-eligible and needs a surfaceOp ('append' or a replace)",
+        )
+    op = _surface_op(surface_op)
+    if op is None:
+        raise _reject(
+            Code.MALFORMED_SURFACE_OP, seq, kind,
+            f"{kind} at seq {seq}: surfaceOp must be 'append' or "
+            f"{{'op': 'replace', 'start': int, 'end': int}}, got {surface_op!r}",
+        )
+    refs = None if provenance is MISSING else _provenance(seq, kind, provenance)
+    problem = _payload_problem(kind, frozen)
+    if problem is not None:
+        raise _reject(Code.INVALID_PAYLOAD, seq, kind, f"{kind} at seq {seq}: {problem}")
+    if op == APPEND:
+        return Event(kind, seq, stamp, frozen, refs, APPEND), None  # type: ignore[arg-type]
+    assert isinstance(op, Replace)
+    span = surface.span(op.start, op.end)
+    if span == "start":
+        raise _reject(
+            Code.REPLACE_START_NOT_ON_SURFACE, seq, kind,
+            f"{kind} at seq {seq}: replace start seq {op.start} is not on the surface",
+        )
+    if span == "end":
+        raise _reject(
+            Code.REPLACE_END_NOT_ON_SURFACE, seq, kind,
+            f"{kind} at seq {seq}: replace end seq {op.end} is not on the surface",
+        )
+    if span == "order":
+        raise _reject(
+            Code.REPLACE_RANGE_REVERSED, seq, kind,
+            f"{kind} at seq {seq}: replace start seq {op.start} comes after end seq {op.end} "
+            "on the surface",
+        )
+    assert isinstance(span, list)
+    named = set(refs or ())
+    missing = [node.seq for node in span if node.seq not in named]
+    if missing:
+        raise _reject(
+            Code.REPLACE_PROVENANCE_INCOMPLETE, seq, kind,
+            f"{kind} at seq {seq}: sourceEventSeqs must name every node the replace shadows; "
+            f"missing {', '.join(map(str, missing))}",
+        )
+    return Event(kind, seq, stamp, frozen, refs, op), span  # type: ignore[arg-type]
+
+
+def _surface_op(raw: object) -> SurfaceOp | None:
+    if type(raw) is str:
+        return APPEND if raw == APPEND else None
+    if type(raw) is Replace:
+        start, end = raw
+    elif isinstance(raw, Mapping):
+        if len(raw) != 3 or raw.get("op", MISSING) != "replace" or type(raw.get("op")) is not str:
+            return None
+        start, end = raw.get("start", MISSING), raw.get("end", MISSING)
+    else:
+        return None
+    start = _exact_int(start)
+    end = _exact_int(end)
+    if start is None or end is None:
+        return None
+    return Replace(start, end)
+
+
+def _exact_int(value: object) -> int | None:
+    """``value`` as an int when it is a number whose canonical form is an int."""
+    if type(value) is int and -_EXACT <= value <= _EXACT:
+        return value
+    if type(value) is float:
+        try:
+            number = canonical_number(value)
+        except NotJsonError:
+            return None
+        return number if type(number) is int else None
+    return None
+
+
+def _provenance(seq: int, kind: str, raw: object) -> tuple[int, ...]:
+    refs: list[int] = []
+    if isinstance(raw, list | tuple) and type(raw) not in (str, bytes):
+        for ref in raw:
+            number = _exact_int(ref)
+            if number is None:
+                break
+            refs.append(number)
+        else:
+            return _check_refs(seq, kind, tuple(refs))
+    raise _reject(
+        Code.MALFORMED_PROVENANCE, seq, kind,
+        f"{kind} at seq {seq}: sourceEventSeqs must be a list of integers, got {raw!r}",
+    )
+
+
+def _check_refs(seq: int, kind: str, refs: tuple[int, ...]) -> tuple[int, ...]:
+    if not refs:
+        raise _reject(Code.PROVENANCE_EMPTY, seq, kind, f"{kind} at seq {seq}: sourceEventSeqs is empty")
+    if len(set(refs)) != len(refs):
+        raise _reject(
+            Code.PROVENANCE_DUPLICATE, seq, kind, f"{kind} at seq {seq}: sourceEventSeqs has duplicate entries"
+        )
+    for ref in refs:
+        if ref >= seq:
+            raise _reject(
+                Code.PROVENANCE_NOT_EARLIER, seq, kind,
+                f"{kind} at seq {seq}: sourceEventSeqs entry {ref} does not name an earlier event",
+            )
+        if ref < 0:
+            raise _reject(
+                Code.PROVENANCE_UNKNOWN_SEQ, seq, kind,
+                f"{kind} at seq {seq}: sourceEventSeqs entry {ref} names no event",
+            )
+    return refs
+
+
+def _payload_problem(kind: str, data: Any) -> str | None:
+    if not isinstance(data, dict):
+        return "data must be an object"
+    content = data.get("content")
+    if not isinstance(content, list):
+        return "content must be a list of content blocks"
+    for index, block in enumerate(content):
+        if not isinstance(block, dict) or type(block.get("type")) is not str:
+            return f"content[{index}] must be an object with a string type"
+    if kind == "tool/result":
+        if type(data.get("callId")) is not str:
+            return "callId must be a string"
+        if type(data.get("isError")) is not bool:
+            return "isError must be a boolean"
+    elif kind in _TAGGED:
+        source = data.get("source")
+        if not isinstance(source, dict) or type(source.get("kind")) is not str:
+            return "source must be an object with a string kind"
+        if kind == "context/message" and data.get("envelope", "context") not in _ENVELOPES:
+            return f"envelope must be 'context' or 'raw', got {data['envelope']!r}"
+    return None
+
+
+def read_record(index: int, record: object) -> tuple[object, object, object, object, object]:
+    """Check a stored event record's shape and seq; return its raw
+    ``(type, time, data, surfaceOp, sourceEventSeqs)``."""
+    if isinstance(record, Event):
+        if type(record.seq) is not int or record.seq != index:
+            raise _reject(
+                Code.SEQ_NOT_CONTIGUOUS, index, record.type,
+                f"event at index {index} has seq {record.seq!r}; seqs must run 0, 1, 2, ...",
+            )
+        op: object = MISSING if record.surface_op is None else record.surface_op
+        refs: object = MISSING if record.source_event_seqs is None else record.source_event_seqs
+        return record.type, record.time, record.data, op, refs
+    if not isinstance(record, Mapping):
+        raise _reject(Code.MALFORMED_EVENT, index, None, f"event at index {index} is not an object")
+    missing = [key for key in _REQUIRED if key not in record]
+    if missing:
+        raise _reject(
+            Code.MALFORMED_EVENT, index, record.get("type"), f"event at index {index} lacks {', '.join(missing)}"
+        )
+    unknown = [key for key in record if key not in _EVENT_KEYS]
+    if unknown:
+        raise _reject(
+            Code.MALFORMED_EVENT, index, record.get("type"),
+            f"event at index {index} has unknown key(s) {', '.join(map(repr, unknown))}",
+        )
+    seq = _exact_int(record["seq"])
+    if seq is None or seq != index:
+        raise _reject(
+            Code.SEQ_NOT_CONTIGUOUS, index, record.get("type"),
+            f"event at index {index} has seq {record['seq']!r}; seqs must run 0, 1, 2, ...",
+        )
+    return (
+        record["type"],
+        record["time"],
+        record["data"],
+        record.get("surfaceOp", MISSING),
+        record.get("sourceEventSeqs", MISSING),
+    )

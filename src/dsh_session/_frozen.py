@@ -1,0 +1,108 @@
+"""Immutable JSON containers: what the log and the derived history are made of.
+
+``FrozenDict`` and ``FrozenList`` are ``dict`` and ``list`` subclasses, so they
+compare equal to plain values and serialize with any JSON encoder, but every
+mutating method raises ``TypeError``. They are only built by
+:func:`dsh_session.json_value.freeze`, which has validated and canonicalized
+their contents, so holding one is proof of a canonical JSON value. Each carries
+a ``plain`` flag: true when nothing beneath it needs JavaScript-specific
+formatting (no float, no lone surrogate), which lets the JSON writer take the
+fast path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, NoReturn, SupportsIndex
+
+_IMMUTABLE = "logged events and derived messages are immutable; use dsh_session.thaw() for a copy"
+
+
+def _refuse(*_args: object, **_kwargs: object) -> NoReturn:
+    raise TypeError(_IMMUTABLE)
+
+
+class FrozenDict(dict[str, Any]):
+    """A JSON object that cannot be changed."""
+
+    __slots__ = ("plain",)
+    plain: bool
+
+    def __init__(self, *_args: object, **_kwargs: object) -> None:
+        """Do nothing: instances are built by :func:`_frozen_dict` only."""
+
+    __setitem__ = _refuse
+    __delitem__ = _refuse
+    __ior__ = _refuse  # type: ignore[assignment]
+    clear = _refuse
+    pop = _refuse
+    popitem = _refuse
+    setdefault = _refuse
+    update = _refuse
+
+    def __copy__(self) -> FrozenDict:
+        return self
+
+    def __deepcopy__(self, _memo: object) -> FrozenDict:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_frozen_dict, (list(self.items()), self.plain))
+
+
+
+class FrozenList(list[Any]):
+    """A JSON array that cannot be changed."""
+
+    __slots__ = ("plain",)
+    plain: bool
+
+    def __init__(self, *_args: object, **_kwargs: object) -> None:
+        """Do nothing: instances are built by :func:`_frozen_list` only."""
+
+    __setitem__ = _refuse
+    __delitem__ = _refuse
+    __iadd__ = _refuse  # type: ignore[assignment]
+    __imul__ = _refuse  # type: ignore[assignment]
+    append = _refuse
+    extend = _refuse
+    insert = _refuse
+    remove = _refuse
+    clear = _refuse
+    sort = _refuse  # type: ignore[assignment]
+    reverse = _refuse
+
+    def pop(self, _index: SupportsIndex = -1) -> NoReturn:
+        raise TypeError(_IMMUTABLE)
+
+    def __copy__(self) -> FrozenList:
+        return self
+
+    def __deepcopy__(self, _memo: object) -> FrozenList:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_frozen_list, (list(self), self.plain))
+
+
+def _frozen_dict(items: Iterable[tuple[str, Any]], plain: bool) -> FrozenDict:
+    out = dict.__new__(FrozenDict)
+    dict.update(out, items)
+    out.plain = plain
+    return out
+
+
+def _frozen_list(items: Iterable[Any], plain: bool) -> FrozenList:
+    out = list.__new__(FrozenList)
+    list.extend(out, items)
+    out.plain = plain
+    return out
+
+
+def thaw(value: Any) -> Any:
+    """A plain, mutable deep copy of a JSON value (frozen or not)."""
+    if isinstance(value, dict):
+        return {key: thaw(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [thaw(item) for item in value]
+    return value

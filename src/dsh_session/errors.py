@@ -1,0 +1,36 @@
+"""Typed errors. Each carries a registry :class:`Code` -- the contract -- and a message for people."""
+
+from __future__ import annotations
+
+from dsh_spec.codes import Code
+
+__all__ = ["Code", "DshSessionError", "InvalidEventError"]
+
+
+class DshSessionError(Exception):
+    """Base of every error this library raises on purpose.
+
+    ``code`` is a stable registry code (see ``docs/errors.md``); ``seq`` is the
+    seq of the event concerned, when there is one.
+    """
+
+    def __init__(self, code: Code, message: str, *, seq: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.seq = seq
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"[{self.code}] {self.message}"
+
+
+class InvalidEventError(DshSessionError, ValueError):
+    """An event broke a rule of the log; it was not stored and nothing changed.
+
+    ``event_type`` is the offending event's type (as given) and ``seq`` the
+    seq it had or would have had.
+    """
+
+    def __init__(self, code: Code, message: str, *, seq: int, event_type: object) -> None:
+        super().__init__(code, message, seq=seq)
+        self.event_type = event_type

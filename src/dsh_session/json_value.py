@@ -1,0 +1,158 @@
+"""The JSON-value check, and freezing a value into its canonical immutable form.
+
+A JSON value is built from ``None``, ``bool``, ``str``, ``int``, finite ``float``,
+``list`` and ``dict`` with ``str`` keys -- exact types (our own frozen
+containers count), no tuples, no cycles; a value shared by two parents is fine.
+Numbers must survive a trip through an IEEE double, as the TypeScript harness
+reads them.
+
+:func:`freeze` checks and copies in one pass and returns the canonical form:
+integral numbers up to 2**53 in magnitude become ``int`` and all other numbers
+``float``; object keys that are array indices move to the front in ascending
+order (JavaScript's property order); well-formed surrogate pairs held as two
+code points become one character. The copy is built of
+:class:`~dsh_session._frozen.FrozenDict` and :class:`~dsh_session._frozen.FrozenList`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from dsh_session._frozen import FrozenDict, FrozenList, _frozen_dict, _frozen_list
+
+_EXACT = 2**53
+_INDEX_LIMIT = 2**32 - 1
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class NotJsonError(ValueError):
+    """A value broke the JSON-value rule; ``reason`` names the spot and the problem."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def is_json_value(value: object) -> bool:
+    """True when ``value`` satisfies the JSON-value rule."""
+    try:
+        freeze(value)
+    except NotJsonError:
+        return False
+    return True
+
+
+def freeze(value: object) -> Any:
+    """The canonical, immutable copy of a JSON value; :class:`NotJsonError` if it is not one."""
+    return _freeze(value, [], set())[0]
+
+
+def canonical_number(value: int | float) -> int | float:
+    """The canonical spelling of a number; :class:`NotJsonError` if it has none."""
+    if type(value) is int:
+        if -_EXACT <= value <= _EXACT:
+            return value
+        try:
+            as_double = float(value)
+        except OverflowError:
+            raise NotJsonError(f"integer {value} is too large for a double") from None
+        if int(as_double) != value:
+            raise NotJsonError(f"integer {value} is not exactly representable as a double")
+        return as_double
+    if value != value or value in (math.inf, -math.inf):
+        raise NotJsonError(f"number {value!r} is not finite")
+    if -_EXACT <= value <= _EXACT and value.is_integer():
+        return int(value)
+    return value
+
+
+def canonical_string(text: str) -> tuple[str, bool]:
+    """The string with surrogate pairs joined, and whether it is free of lone surrogates."""
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return text, True
+    joined = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    return joined, _SURROGATE.search(joined) is None
+
+
+def is_array_index(key: str) -> bool:
+    """True when JavaScript would order ``key`` as an array index."""
+    if not key.isascii() or not key.isdigit() or (key[0] == "0" and len(key) > 1):
+        return False
+    return int(key) < _INDEX_LIMIT
+
+
+def _freeze(value: object, path: list[str], active: set[int]) -> tuple[Any, bool]:
+    """Return ``(frozen, plain)``; ``path`` locates the value for error messages."""
+    kind = type(value)
+    if kind is str:
+        return canonical_string(value)  # type: ignore[arg-type]
+    if kind is FrozenDict or kind is FrozenList:
+        return value, value.plain  # type: ignore[union-attr]
+    if kind is int:
+        try:
+            number = canonical_number(value)  # type: ignore[arg-type]
+        except NotJsonError as error:
+            raise NotJsonError(f"{_where(path)}: {error.reason}") from None
+        return number, type(number) is int
+    if value is None or kind is bool:
+        return value, True
+    if kind is float:
+        try:
+            number = canonical_number(value)  # type: ignore[arg-type]
+        except NotJsonError as error:
+            raise NotJsonError(f"{_where(path)}: {error.reason}") from None
+        return number, type(number) is int
+    if kind is dict:
+        return _freeze_dict(value, path, active)  # type: ignore[arg-type]
+    if kind is list:
+        return _freeze_list(value, path, active)  # type: ignore[arg-type]
+    raise NotJsonError(f"{_where(path)}: {kind.__name__} is not a JSON type")
+
+
+def _freeze_list(items: list[object], path: list[str], active: set[int]) -> tuple[Any, bool]:
+    marker = id(items)
+    if marker in active:
+        raise NotJsonError(f"{_where(path)}: the value contains itself")
+    active.add(marker)
+    out = []
+    plain = True
+    for index, item in enumerate(items):
+        path.append(f"[{index}]")
+        frozen, item_plain = _freeze(item, path, active)
+        path.pop()
+        out.append(frozen)
+        plain = plain and item_plain
+    active.discard(marker)
+    return _frozen_list(out, plain), plain
+
+
+def _freeze_dict(obj: dict[object, object], path: list[str], active: set[int]) -> tuple[Any, bool]:
+    marker = id(obj)
+    if marker in active:
+        raise NotJsonError(f"{_where(path)}: the value contains itself")
+    active.add(marker)
+    out: dict[str, Any] = {}
+    plain = True
+    reorder = False
+    for key, item in obj.items():
+        if type(key) is not str:
+            raise NotJsonError(f"{_where(path)}: key {key!r} is not a string")
+        path.append(f".{key}")
+        frozen, item_plain = _freeze(item, path, active)
+        path.pop()
+        key, key_plain = canonical_string(key)
+        out[key] = frozen
+        plain = plain and item_plain and key_plain
+        reorder = reorder or (key[:1].isdigit() and is_array_index(key))
+    active.discard(marker)
+    if reorder:
+        indices = sorted((k for k in out if is_array_index(k)), key=int)
+        rest = [k for k in out if not is_array_index(k)]
+        return _frozen_dict(((k, out[k]) for k in indices + rest), plain), plain
+    return _frozen_dict(out.items(), plain), plain
+
+
+def _where(path: list[str]) -> str:
+    return "data" + "".join(path)

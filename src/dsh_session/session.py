@@ -1,0 +1,164 @@
+"""A session: its append-only event log, the surface over it and the derived history."""
+
+from __future__ import annotations
+
+import time as _time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from dsh_session import _admission
+from dsh_session._admission import MISSING
+from dsh_session.event import Event, SessionHeader, SurfaceOp
+from dsh_session.projection import Message, derive_event_message
+from dsh_session.surface import UNPROJECTED, SurfaceManager, _Node
+from dsh_session.views import EventLog, MessageList
+
+
+def now_ms() -> int:
+    """Milliseconds since the epoch, like JavaScript's ``Date.now()``."""
+    return _time.time_ns() // 1_000_000
+
+
+class Session:
+    """One session: an append-only log of admitted events.
+
+    Every event is checked before it is stored (see ``docs/errors.md`` for the
+    rules and their codes); a refused event raises
+    :class:`~dsh_session.InvalidEventError` and changes nothing. Nothing this
+    object returns can be used to change its log or its cached history.
+
+    ``seed`` is a list of event records (``Event`` objects or JSON mappings)
+    held to the same rules as appends; ``clock`` supplies ``time`` for appends.
+    """
+
+    __slots__ = (
+        "_clock",
+        "_derived_generation",
+        "_derived_last",
+        "_header",
+        "_id",
+        "_log",
+        "_messages",
+        "_surface",
+    )
+
+    def __init__(
+        self,
+        id: str,
+        seed: Iterable[Event | Mapping[str, Any]] | None = None,
+        header: SessionHeader | None = None,
+        *,
+        clock: Callable[[], int] | None = None,
+    ) -> None:
+        self._id = id
+        self._clock = clock or now_ms
+        self._log: list[Event] = []
+        self._surface = SurfaceManager(self._log)
+        self._messages: list[Message] = []
+        self._derived_generation = -1
+        self._derived_last: _Node | None = None
+        for index, record in enumerate(seed or ()):
+            kind, time, data, op, refs = _admission.read_record(index, record)
+            self._admit(kind, time, data, op, refs)
+        self._header = header if header is not None else SessionHeader(id=id, created_at=self._clock())
+
+    # -- identity ---------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    @property
+    def header(self) -> SessionHeader:
+        return self._header
+
+    @property
+    def seq(self) -> int:
+        """The number of events in the log, which is the seq of the next one."""
+        return len(self._log)
+
+    @property
+    def events(self) -> EventLog[Event]:
+        """The log as of now: an immutable view that later appends do not change."""
+        return EventLog(self._log)
+
+    @property
+    def surface(self) -> SurfaceManager:
+        return self._surface
+
+    # -- writing --------------------------------------------------------------------
+
+    def append(
+        self,
+        type: str,
+        data: Any,
+        *,
+        surface_op: SurfaceOp | Mapping[str, Any] | str | None = None,
+        source_event_seqs: Iterable[int] | None = None,
+    ) -> Event:
+        """Admit one event at the end of the log and return it.
+
+        ``surface_op`` is ``"append"``, a :class:`~dsh_session.Replace` or
+        ``{"op": "replace", "start": s, "end": e}``; ``None`` (the default) means
+        no marker. ``data`` and ``source_event_seqs`` are copied, so changing
+        them afterwards changes nothing here.
+        """
+        op: object = MISSING if surface_op is None else surface_op
+        refs: object = MISSING if source_event_seqs is None else _as_list(source_event_seqs)
+        return self._admit(type, self._clock(), data, op, refs)
+
+    def _admit(self, kind: object, time: object, data: object, op: object, refs: object) -> Event:
+        surface = self._surface
+        surface.sync()
+        event, _span = _admission.admit(surface, len(self._log), kind, time, data, op, refs)
+        self._log.append(event)
+        surface.sync()
+        return event
+
+    # -- reading ----------------------------------------------------------------------
+
+    def derive_messages(self) -> MessageList[Message]:
+        """The message history: each surface node's message, head to tail.
+
+        Costs O(nodes new since the last call) while no replace happened; after a
+        replace it re-links the cached messages without projecting them again.
+        """
+        surface = self._surface
+        surface.sync()
+        generation = surface.generation_now
+        if generation != self._derived_generation:
+            self._messages = []
+            self._derived_generation = generation
+            self._derived_last = None
+            node = surface.head
+        else:
+            last = self._derived_last
+            node = last.next if last is not None else surface.head
+        messages = self._messages
+        while node is not None:
+            message = node.message
+            if message is UNPROJECTED:
+                message = node.message = derive_event_message(self._log[node.seq])
+            if message is not None:
+                messages.append(message)
+            self._derived_last = node
+            node = node.next
+        return MessageList(messages)
+
+    def derive_event_message(self, event: Event) -> Message | None:
+        """The message one event projects to, regardless of the surface."""
+        return derive_event_message(event)
+
+    def __repr__(self) -> str:
+        return f"<Session {self._id!r} events={len(self._log)}>"
+
+
+def _as_list(refs: Iterable[int]) -> object:
+    if isinstance(refs, list | tuple):
+        return list(refs)
+    if isinstance(refs, str | bytes | Mapping):
+        return refs  # refused by admission as malformed
+    try:
+        return list(refs)
+    except TypeError:
+        return refs
