@@ -59,6 +59,7 @@ def canonical_number(value: int | float) -> int | float | NotJson:
         if math.isinf(as_double) or int(as_double) != value:
             return NotJson(f"integer {value} is not exactly representable as a double")
         return as_double
+    assert isinstance(value, float)
     if not math.isfinite(value):
         return NotJson(f"number {value!r} is not finite")
     if value.is_integer() and abs(value) <= EXACT_INT_LIMIT:

@@ -56,7 +56,9 @@ def replace_range(order: tuple[int, ...], seq: int, op: Replace) -> tuple[int, i
     first = position(order, op.start)
     if first is None:
         return Rejection(
-            Code.REPLACE_START_NOT_ON_SURFACE, seq, f"replace start seq {op.start} is not on the surface"
+            Code.REPLACE_START_NOT_ON_SURFACE,
+            seq,
+            f"replace start seq {op.start} is not on the surface",
         )
     last = position(order, op.end)
     if last is None:

@@ -109,9 +109,7 @@ def parse_record(index: int, record: object) -> Draft | Rejection:
         return Rejection(Code.MALFORMED_EVENT, index, f"event at index {index} is not an object")
     missing = [key for key in _REQUIRED_KEYS if key not in record]
     if missing:
-        return Rejection(
-            Code.MALFORMED_EVENT, index, f"event at index {index} lacks {', '.join(missing)}"
-        )
+        return Rejection(Code.MALFORMED_EVENT, index, f"event at index {index} lacks {', '.join(missing)}")
     unknown = [key for key in record if key not in EVENT_KEYS]
     if unknown:
         return Rejection(
@@ -154,7 +152,9 @@ def admit(surface: Surface, seq: int, draft: Draft) -> Event | Rejection:
     if not is_surface_type(kind):
         if draft.source_event_seqs is not ABSENT:
             return Rejection(
-                Code.PROVENANCE_ON_LOG_ONLY_TYPE, seq, f"{kind} at seq {seq} cannot carry sourceEventSeqs"
+                Code.PROVENANCE_ON_LOG_ONLY_TYPE,
+                seq,
+                f"{kind} at seq {seq} cannot carry sourceEventSeqs",
             )
         if draft.surface_op is not ABSENT:
             return Rejection(
@@ -164,7 +164,9 @@ def admit(surface: Surface, seq: int, draft: Draft) -> Event | Rejection:
 
     if draft.surface_op is ABSENT:
         return Rejection(
-            Code.MISSING_SURFACE_OP, seq, f"{kind} at seq {seq} is surface-eligible and needs a surfaceOp"
+            Code.MISSING_SURFACE_OP,
+            seq,
+            f"{kind} at seq {seq} is surface-eligible and needs a surfaceOp",
         )
     op = parse_surface_op(draft.surface_op)
     if op is None:
@@ -271,4 +273,3 @@ def payload_problem(kind: str, data: Json) -> str | None:
     if kind == "context/message" and "envelope" in data and data["envelope"] not in _PAYLOAD_ENVELOPES:
         return f"envelope must be 'context' or 'raw', got {data['envelope']!r}"
     return None
-

@@ -49,37 +49,51 @@ def admit(
     stamp = _exact_int(time)
     if stamp is None:
         raise _reject(
-            Code.MALFORMED_EVENT, seq, kind, f"{kind} at seq {seq}: time must be an integer, got {time!r}"
+            Code.MALFORMED_EVENT,
+            seq,
+            kind,
+            f"{kind} at seq {seq}: time must be an integer, got {time!r}",
         )
     try:
         frozen = freeze(data)
     except NotJsonError as error:
         raise _reject(
-            Code.NON_JSON_DATA, seq, kind, f"{kind} at seq {seq} carries data that is not JSON: {error.reason}"
+            Code.NON_JSON_DATA,
+            seq,
+            kind,
+            f"{kind} at seq {seq} carries data that is not JSON: {error.reason}",
         ) from None
 
     if kind not in SURFACE_TYPES:
         if provenance is not MISSING:
             raise _reject(
-                Code.PROVENANCE_ON_LOG_ONLY_TYPE, seq, kind,
+                Code.PROVENANCE_ON_LOG_ONLY_TYPE,
+                seq,
+                kind,
                 f"{kind} at seq {seq} is not surface-eligible and cannot carry sourceEventSeqs",
             )
         if surface_op is not MISSING:
             raise _reject(
-                Code.SURFACE_OP_ON_LOG_ONLY_TYPE, seq, kind,
+                Code.SURFACE_OP_ON_LOG_ONLY_TYPE,
+                seq,
+                kind,
                 f"{kind} at seq {seq} is not surface-eligible and cannot carry a surfaceOp",
             )
-        return Event(kind, seq, stamp, frozen), None  # type: ignore[arg-type]
+        return Event(kind, seq, stamp, frozen), None
 
     if surface_op is MISSING:
         raise _reject(
-            Code.MISSING_SURFACE_OP, seq, kind,
+            Code.MISSING_SURFACE_OP,
+            seq,
+            kind,
             f"{kind} at seq {seq} is surface-eligible and needs a surfaceOp ('append' or a replace)",
         )
     op = _surface_op(surface_op)
     if op is None:
         raise _reject(
-            Code.MALFORMED_SURFACE_OP, seq, kind,
+            Code.MALFORMED_SURFACE_OP,
+            seq,
+            kind,
             f"{kind} at seq {seq}: surfaceOp must be 'append' or "
             f"{{'op': 'replace', 'start': int, 'end': int}}, got {surface_op!r}",
         )
@@ -88,35 +102,42 @@ def admit(
     if problem is not None:
         raise _reject(Code.INVALID_PAYLOAD, seq, kind, f"{kind} at seq {seq}: {problem}")
     if op == APPEND:
-        return Event(kind, seq, stamp, frozen, refs, APPEND), None  # type: ignore[arg-type]
+        return Event(kind, seq, stamp, frozen, refs, APPEND), None
     assert isinstance(op, Replace)
     span = surface.span(op.start, op.end)
     if span == "start":
         raise _reject(
-            Code.REPLACE_START_NOT_ON_SURFACE, seq, kind,
+            Code.REPLACE_START_NOT_ON_SURFACE,
+            seq,
+            kind,
             f"{kind} at seq {seq}: replace start seq {op.start} is not on the surface",
         )
     if span == "end":
         raise _reject(
-            Code.REPLACE_END_NOT_ON_SURFACE, seq, kind,
+            Code.REPLACE_END_NOT_ON_SURFACE,
+            seq,
+            kind,
             f"{kind} at seq {seq}: replace end seq {op.end} is not on the surface",
         )
     if span == "order":
         raise _reject(
-            Code.REPLACE_RANGE_REVERSED, seq, kind,
-            f"{kind} at seq {seq}: replace start seq {op.start} comes after end seq {op.end} "
-            "on the surface",
+            Code.REPLACE_RANGE_REVERSED,
+            seq,
+            kind,
+            f"{kind} at seq {seq}: replace start seq {op.start} comes after end seq {op.end} on the surface",
         )
     assert isinstance(span, list)
     named = set(refs or ())
     missing = [node.seq for node in span if node.seq not in named]
     if missing:
         raise _reject(
-            Code.REPLACE_PROVENANCE_INCOMPLETE, seq, kind,
+            Code.REPLACE_PROVENANCE_INCOMPLETE,
+            seq,
+            kind,
             f"{kind} at seq {seq}: sourceEventSeqs must name every node the replace shadows; "
             f"missing {', '.join(map(str, missing))}",
         )
-    return Event(kind, seq, stamp, frozen, refs, op), span  # type: ignore[arg-type]
+    return Event(kind, seq, stamp, frozen, refs, op), span
 
 
 def _surface_op(raw: object) -> SurfaceOp | None:
@@ -130,11 +151,10 @@ def _surface_op(raw: object) -> SurfaceOp | None:
         start, end = raw.get("start", MISSING), raw.get("end", MISSING)
     else:
         return None
-    start = _exact_int(start)
-    end = _exact_int(end)
-    if start is None or end is None:
+    first, last = _exact_int(start), _exact_int(end)
+    if first is None or last is None:
         return None
-    return Replace(start, end)
+    return Replace(first, last)
 
 
 def _exact_int(value: object) -> int | None:
@@ -152,7 +172,7 @@ def _exact_int(value: object) -> int | None:
 
 def _provenance(seq: int, kind: str, raw: object) -> tuple[int, ...]:
     refs: list[int] = []
-    if isinstance(raw, list | tuple) and type(raw) not in (str, bytes):
+    if isinstance(raw, list | tuple):
         for ref in raw:
             number = _exact_int(ref)
             if number is None:
@@ -161,7 +181,9 @@ def _provenance(seq: int, kind: str, raw: object) -> tuple[int, ...]:
         else:
             return _check_refs(seq, kind, tuple(refs))
     raise _reject(
-        Code.MALFORMED_PROVENANCE, seq, kind,
+        Code.MALFORMED_PROVENANCE,
+        seq,
+        kind,
         f"{kind} at seq {seq}: sourceEventSeqs must be a list of integers, got {raw!r}",
     )
 
@@ -171,17 +193,24 @@ def _check_refs(seq: int, kind: str, refs: tuple[int, ...]) -> tuple[int, ...]:
         raise _reject(Code.PROVENANCE_EMPTY, seq, kind, f"{kind} at seq {seq}: sourceEventSeqs is empty")
     if len(set(refs)) != len(refs):
         raise _reject(
-            Code.PROVENANCE_DUPLICATE, seq, kind, f"{kind} at seq {seq}: sourceEventSeqs has duplicate entries"
+            Code.PROVENANCE_DUPLICATE,
+            seq,
+            kind,
+            f"{kind} at seq {seq}: sourceEventSeqs has duplicate entries",
         )
     for ref in refs:
         if ref >= seq:
             raise _reject(
-                Code.PROVENANCE_NOT_EARLIER, seq, kind,
+                Code.PROVENANCE_NOT_EARLIER,
+                seq,
+                kind,
                 f"{kind} at seq {seq}: sourceEventSeqs entry {ref} does not name an earlier event",
             )
         if ref < 0:
             raise _reject(
-                Code.PROVENANCE_UNKNOWN_SEQ, seq, kind,
+                Code.PROVENANCE_UNKNOWN_SEQ,
+                seq,
+                kind,
                 f"{kind} at seq {seq}: sourceEventSeqs entry {ref} names no event",
             )
     return refs
@@ -216,7 +245,9 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
     if isinstance(record, Event):
         if type(record.seq) is not int or record.seq != index:
             raise _reject(
-                Code.SEQ_NOT_CONTIGUOUS, index, record.type,
+                Code.SEQ_NOT_CONTIGUOUS,
+                index,
+                record.type,
                 f"event at index {index} has seq {record.seq!r}; seqs must run 0, 1, 2, ...",
             )
         op: object = MISSING if record.surface_op is None else record.surface_op
@@ -227,18 +258,25 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
     missing = [key for key in _REQUIRED if key not in record]
     if missing:
         raise _reject(
-            Code.MALFORMED_EVENT, index, record.get("type"), f"event at index {index} lacks {', '.join(missing)}"
+            Code.MALFORMED_EVENT,
+            index,
+            record.get("type"),
+            f"event at index {index} lacks {', '.join(missing)}",
         )
     unknown = [key for key in record if key not in _EVENT_KEYS]
     if unknown:
         raise _reject(
-            Code.MALFORMED_EVENT, index, record.get("type"),
+            Code.MALFORMED_EVENT,
+            index,
+            record.get("type"),
             f"event at index {index} has unknown key(s) {', '.join(map(repr, unknown))}",
         )
     seq = _exact_int(record["seq"])
     if seq is None or seq != index:
         raise _reject(
-            Code.SEQ_NOT_CONTIGUOUS, index, record.get("type"),
+            Code.SEQ_NOT_CONTIGUOUS,
+            index,
+            record.get("type"),
             f"event at index {index} has seq {record['seq']!r}; seqs must run 0, 1, 2, ...",
         )
     return (

@@ -33,7 +33,7 @@ class FrozenDict(dict[str, Any]):
 
     __setitem__ = _refuse
     __delitem__ = _refuse
-    __ior__ = _refuse  # type: ignore[assignment]
+    __ior__ = _refuse
     clear = _refuse
     pop = _refuse
     popitem = _refuse
@@ -50,7 +50,6 @@ class FrozenDict(dict[str, Any]):
         return (_frozen_dict, (list(self.items()), self.plain))
 
 
-
 class FrozenList(list[Any]):
     """A JSON array that cannot be changed."""
 
@@ -62,14 +61,14 @@ class FrozenList(list[Any]):
 
     __setitem__ = _refuse
     __delitem__ = _refuse
-    __iadd__ = _refuse  # type: ignore[assignment]
-    __imul__ = _refuse  # type: ignore[assignment]
+    __iadd__ = _refuse
+    __imul__ = _refuse
     append = _refuse
     extend = _refuse
     insert = _refuse
     remove = _refuse
     clear = _refuse
-    sort = _refuse  # type: ignore[assignment]
+    sort = _refuse
     reverse = _refuse
 
     def pop(self, _index: SupportsIndex = -1) -> NoReturn:

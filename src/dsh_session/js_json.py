@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from typing import Any
 
 from dsh_session._frozen import FrozenDict, FrozenList

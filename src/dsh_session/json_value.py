@@ -61,6 +61,7 @@ def canonical_number(value: int | float) -> int | float:
         if int(as_double) != value:
             raise NotJsonError(f"integer {value} is not exactly representable as a double")
         return as_double
+    assert isinstance(value, float)
     if value != value or value in (math.inf, -math.inf):
         raise NotJsonError(f"number {value!r} is not finite")
     if -_EXACT <= value <= _EXACT and value.is_integer():
@@ -89,7 +90,7 @@ def _freeze(value: object, path: list[str], active: set[int]) -> tuple[Any, bool
     if kind is str:
         return canonical_string(value)  # type: ignore[arg-type]
     if kind is FrozenDict or kind is FrozenList:
-        return value, value.plain  # type: ignore[union-attr]
+        return value, value.plain  # type: ignore[attr-defined]
     if kind is int:
         try:
             number = canonical_number(value)  # type: ignore[arg-type]

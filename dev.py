@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Project tasks, with nothing but Python needed to run them.
+
+    python3 dev.py demo     set up .venv and run the main job (dsh-session demo)
+    python3 dev.py check    set up .venv with the dev tools and run every check
+
+Setup is idempotent: the virtual environment lives in ``.venv`` and is
+(re)installed when ``pyproject.toml`` changed since the last install.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / "python"
+
+
+def run(*args: str | os.PathLike[str], env: dict[str, str] | None = None) -> None:
+    print("+", " ".join(str(a) for a in args), flush=True)
+    result = subprocess.run([str(a) for a in args], cwd=ROOT, env=env)
+    if result.returncode:
+        sys.exit(result.returncode)
+
+
+def setup(extra: str | None) -> None:
+    if not PY.exists():
+        print(f"creating {VENV}", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    target = f".[{extra}]" if extra else "."
+    stamp = VENV / f".installed-{extra or 'base'}"
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if stamp.exists() and stamp.read_text() == digest:
+        return
+    run(PY, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e", target)
+    stamp.write_text(digest)
+
+
+def demo(args: list[str]) -> None:
+    setup(None)
+    run(BIN / "dsh-session", "demo", *args)
+
+
+def check(args: list[str]) -> None:
+    setup("dev")
+    run(PY, "-m", "ruff", "check", "spec", "src", "tests", "bench", "dev.py")
+    run(PY, "-m", "mypy", "--strict", "spec", "src", "tests")
+    run(PY, "-m", "pytest", *args)
+
+
+TASKS = {"demo": demo, "check": check}
+
+
+def main() -> None:
+    if len(sys.argv) < 2 or sys.argv[1] not in TASKS:
+        print(__doc__)
+        sys.exit(2)
+    TASKS[sys.argv[1]](sys.argv[2:])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""The ``dsh-session`` command line."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from dsh_session.errors import DshSessionError
+from dsh_session.session import Session
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="dsh-session")
+def main() -> None:
+    """Validate, inspect and derive dsh session logs."""
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+def demo(as_json: bool) -> None:
+    """Validate the bundled example session and print its surface and messages."""
+    text = resources.files("dsh_session").joinpath("examples/example-session.json").read_text("utf-8")
+    records = json.loads(text)
+    try:
+        session = Session("example", seed=records)
+    except DshSessionError as error:  # pragma: no cover - the bundled example is valid
+        raise click.ClickException(str(error)) from None
+    nodes = session.surface.nodes
+    messages = session.derive_messages()
+    if as_json:
+        out = {
+            "events": session.seq,
+            "surface": [node._asdict() for node in nodes],
+            "generation": session.surface.replace_generation,
+            "messages": messages.to_json(),
+        }
+        click.echo(json.dumps(out, ensure_ascii=False, indent=2))
+        return
+    console = Console()
+    console.print(
+        f"[bold]example session[/bold]: {session.seq} events, valid; "
+        f"{len(nodes)} surface nodes, replace generation {session.surface.replace_generation}"
+    )
+    table = Table("seq", "type", "prev", "next", title="surface (head to tail)")
+    for node in nodes:
+        event = session.events[node.seq]
+        table.add_row(str(node.seq), event.type, _opt(node.prev), _opt(node.next))
+    console.print(table)
+    console.print(f"[bold]derived messages[/bold] ({len(messages)}):")
+    for index, message in enumerate(messages):
+        console.print(f"[cyan]{index} {message['role']}[/cyan]", _render(message["content"]), highlight=False)
+
+
+def _opt(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def _render(content: Any) -> str:
+    parts = []
+    for block in content:
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(block["text"])
+        elif kind == "tool-call":
+            parts.append(f"[tool-call {block.get('id')} {block.get('name')}({block.get('arguments')})]")
+        elif kind == "tool-result":
+            parts.append(f"[tool-result {block.get('toolCallId')}: {_render(block.get('content', []))}]")
+        else:
+            parts.append(f"[{kind}]")
+    return " ".join(parts)
