@@ -18,10 +18,19 @@ from dsh_spec.events import (
     is_surface_type,
     surface_op_json,
 )
+from dsh_spec.invariants import (
+    Trace,
+    check_event,
+    check_log,
+    check_seed_with_invariants,
+    trace_of,
+    validate_append_with_invariants,
+)
 from dsh_spec.json_value import Json, NotJson, canonical_json, is_json_value, js_string
 from dsh_spec.projection import Message, derive_event_message, derive_messages
 from dsh_spec.rejection import Rejection
 from dsh_spec.surface import Surface, SurfaceNode, fold_surface, shadowed, surface_nodes
+from dsh_spec.tool_pairing import region_balanced, tool_pairing_balanced
 from dsh_spec.validation import (
     ABSENT,
     Draft,
@@ -49,9 +58,13 @@ __all__ = [
     "Surface",
     "SurfaceNode",
     "SurfaceOp",
+    "Trace",
     "admit",
     "canonical_json",
+    "check_event",
+    "check_log",
     "check_seed",
+    "check_seed_with_invariants",
     "derive_event_message",
     "derive_messages",
     "event_json",
@@ -61,8 +74,12 @@ __all__ = [
     "js_string",
     "parse_record",
     "payload_problem",
+    "region_balanced",
     "shadowed",
     "surface_nodes",
     "surface_op_json",
+    "tool_pairing_balanced",
+    "trace_of",
     "validate_append",
+    "validate_append_with_invariants",
 ]

@@ -23,7 +23,7 @@ Order of the rules for one event:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -135,8 +135,15 @@ def parse_record(index: int, record: object) -> Draft | Rejection:
     )
 
 
-def admit(surface: Surface, seq: int, draft: Draft) -> Event | Rejection:
-    """Apply every rule to ``draft`` as the event at ``seq`` over ``surface``."""
+def admit(
+    surface: Surface, seq: int, draft: Draft, *, known: Container[int] | None = None
+) -> Event | Rejection:
+    """Apply every rule to ``draft`` as the event at ``seq`` over ``surface``.
+
+    ``known`` is the set of seqs a provenance entry may name; ``None`` means
+    every seq in ``[0, seq)`` (a log built by admitting every event). A log
+    checker that leaves refused events out passes the seqs it kept.
+    """
     kind = draft.type
     if type(kind) is not str or not kind:
         return Rejection(Code.MALFORMED_EVENT, seq, f"event type must be a non-empty string, got {kind!r}")
@@ -178,7 +185,7 @@ def admit(surface: Surface, seq: int, draft: Draft) -> Event | Rejection:
         )
     provenance: tuple[int, ...] | None = None
     if draft.source_event_seqs is not ABSENT:
-        checked = check_provenance(seq, kind, draft.source_event_seqs)
+        checked = check_provenance(seq, kind, draft.source_event_seqs, known=known)
         if isinstance(checked, Rejection):
             return checked
         provenance = checked
@@ -212,8 +219,10 @@ def parse_surface_op(raw: object) -> SurfaceOp | None:
     return Replace(value["start"], value["end"])
 
 
-def check_provenance(seq: int, kind: str, raw: object) -> tuple[int, ...] | Rejection:
-    """``sourceEventSeqs`` as a tuple, or the first rule it breaks."""
+def check_provenance(
+    seq: int, kind: str, raw: object, *, known: Container[int] | None = None
+) -> tuple[int, ...] | Rejection:
+    """``sourceEventSeqs`` as a tuple, or the first rule it breaks (``known`` as in :func:`admit`)."""
     value = canonical_json(raw)
     if type(value) is not list or any(type(ref) is not int for ref in value):
         return Rejection(
@@ -235,7 +244,7 @@ def check_provenance(seq: int, kind: str, raw: object) -> tuple[int, ...] | Reje
                 seq,
                 f"{kind} at seq {seq}: sourceEventSeqs entry {ref} is not an earlier event",
             )
-        if ref < 0:
+        if ref < 0 or (known is not None and ref not in known):
             return Rejection(
                 Code.PROVENANCE_UNKNOWN_SEQ,
                 seq,

@@ -5,7 +5,13 @@ the executable specification in :mod:`dsh_spec`, errors included.
 """
 
 from dsh_session._frozen import FrozenDict, FrozenList, thaw
-from dsh_session.errors import Code, DshSessionError, InvalidEventError
+from dsh_session.errors import (
+    Code,
+    DshSessionError,
+    InvalidEventError,
+    InvariantViolationError,
+    ToolPairingError,
+)
 from dsh_session.event import (
     APPEND,
     SESSION_FORMAT_VERSION,
@@ -16,10 +22,12 @@ from dsh_session.event import (
     SurfaceNode,
     SurfaceOp,
 )
+from dsh_session.invariants import Violation, check_log
 from dsh_session.json_value import NotJsonError, freeze, is_json_value
 from dsh_session.projection import Message, derive_event_message
 from dsh_session.session import Session, now_ms
 from dsh_session.surface import SurfaceManager
+from dsh_session.tool_pairing import region_balanced, tool_pairing_balanced
 from dsh_session.views import EventLog, MessageList
 
 __all__ = [
@@ -33,6 +41,7 @@ __all__ = [
     "FrozenDict",
     "FrozenList",
     "InvalidEventError",
+    "InvariantViolationError",
     "Message",
     "MessageList",
     "NotJsonError",
@@ -42,9 +51,14 @@ __all__ = [
     "SurfaceManager",
     "SurfaceNode",
     "SurfaceOp",
+    "ToolPairingError",
+    "Violation",
+    "check_log",
     "derive_event_message",
     "freeze",
     "is_json_value",
     "now_ms",
+    "region_balanced",
     "thaw",
+    "tool_pairing_balanced",
 ]

@@ -8,7 +8,7 @@ rules appends are. The rules and their order are those of the specification
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from typing import Any
 
 from dsh_session.errors import Code, InvalidEventError
@@ -38,11 +38,14 @@ def admit(
     data: object,
     surface_op: object,
     provenance: object,
+    *,
+    known: Container[int] | None = None,
 ) -> tuple[Event, list[_Node] | None]:
     """The event to store at ``seq``, and for a replace the nodes it shadows.
 
     ``surface_op`` and ``provenance`` are :data:`MISSING` when absent.
-    ``surface`` must be synced with the log.
+    ``surface`` must be synced with the log. ``known`` holds the seqs a
+    provenance entry may name; ``None`` means all of ``[0, seq)``.
     """
     if type(kind) is not str or not kind:
         raise _reject(Code.MALFORMED_EVENT, seq, kind, f"event type must be a non-empty string, got {kind!r}")
@@ -97,7 +100,7 @@ def admit(
             f"{kind} at seq {seq}: surfaceOp must be 'append' or "
             f"{{'op': 'replace', 'start': int, 'end': int}}, got {surface_op!r}",
         )
-    refs = None if provenance is MISSING else _provenance(seq, kind, provenance)
+    refs = None if provenance is MISSING else _provenance(seq, kind, provenance, known)
     problem = _payload_problem(kind, frozen)
     if problem is not None:
         raise _reject(Code.INVALID_PAYLOAD, seq, kind, f"{kind} at seq {seq}: {problem}")
@@ -170,7 +173,7 @@ def _exact_int(value: object) -> int | None:
     return None
 
 
-def _provenance(seq: int, kind: str, raw: object) -> tuple[int, ...]:
+def _provenance(seq: int, kind: str, raw: object, known: Container[int] | None) -> tuple[int, ...]:
     refs: list[int] = []
     if isinstance(raw, list | tuple):
         for ref in raw:
@@ -179,7 +182,7 @@ def _provenance(seq: int, kind: str, raw: object) -> tuple[int, ...]:
                 break
             refs.append(number)
         else:
-            return _check_refs(seq, kind, tuple(refs))
+            return _check_refs(seq, kind, tuple(refs), known)
     raise _reject(
         Code.MALFORMED_PROVENANCE,
         seq,
@@ -188,7 +191,9 @@ def _provenance(seq: int, kind: str, raw: object) -> tuple[int, ...]:
     )
 
 
-def _check_refs(seq: int, kind: str, refs: tuple[int, ...]) -> tuple[int, ...]:
+def _check_refs(
+    seq: int, kind: str, refs: tuple[int, ...], known: Container[int] | None
+) -> tuple[int, ...]:
     if not refs:
         raise _reject(Code.PROVENANCE_EMPTY, seq, kind, f"{kind} at seq {seq}: sourceEventSeqs is empty")
     if len(set(refs)) != len(refs):
@@ -206,7 +211,7 @@ def _check_refs(seq: int, kind: str, refs: tuple[int, ...]) -> tuple[int, ...]:
                 kind,
                 f"{kind} at seq {seq}: sourceEventSeqs entry {ref} does not name an earlier event",
             )
-        if ref < 0:
+        if ref < 0 or (known is not None and ref not in known):
             raise _reject(
                 Code.PROVENANCE_UNKNOWN_SEQ,
                 seq,

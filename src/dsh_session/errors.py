@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dsh_spec.codes import Code
 
-__all__ = ["Code", "DshSessionError", "InvalidEventError"]
+__all__ = ["Code", "DshSessionError", "InvalidEventError", "InvariantViolationError", "ToolPairingError"]
 
 
 class DshSessionError(Exception):
@@ -34,3 +34,18 @@ class InvalidEventError(DshSessionError, ValueError):
     def __init__(self, code: Code, message: str, *, seq: int, event_type: object) -> None:
         super().__init__(code, message, seq=seq)
         self.event_type = event_type
+
+
+class InvariantViolationError(InvalidEventError):
+    """An event broke an invariant of the log's turn/step structure (a session
+    with live invariant checking); it was not stored and nothing changed.
+
+    ``code`` names the rule (``docs/errors.md``), ``seq`` the seq the event
+    would have had.
+    """
+
+
+class ToolPairingError(DshSessionError, ValueError):
+    """A tool-pairing question has no answer: the surface is corrupt
+    (``TOOL_PAIRING_CORRUPT``: a result with no call before it; ``seq`` is the
+    result's) or a region is not a range of the surface (``REPLACE_*`` codes)."""

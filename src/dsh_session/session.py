@@ -8,7 +8,9 @@ from typing import Any
 
 from dsh_session import _admission
 from dsh_session._admission import MISSING
+from dsh_session.errors import InvariantViolationError
 from dsh_session.event import Event, SessionHeader, SurfaceOp
+from dsh_session.invariants import _Trace
 from dsh_session.projection import Message, derive_event_message
 from dsh_session.surface import UNPROJECTED, SurfaceManager, _Node
 from dsh_session.views import EventLog, MessageList
@@ -29,6 +31,10 @@ class Session:
 
     ``seed`` is a list of event records (``Event`` objects or JSON mappings)
     held to the same rules as appends; ``clock`` supplies ``time`` for appends.
+    With ``invariants=True`` every append and seed event must also keep the
+    log's turn/step structure (``docs/errors.md``, "Log invariants"); one that
+    does not raises :class:`~dsh_session.InvariantViolationError` and is not
+    stored.
     """
 
     __slots__ = (
@@ -40,6 +46,7 @@ class Session:
         "_log",
         "_messages",
         "_surface",
+        "_trace",
     )
 
     def __init__(
@@ -49,8 +56,10 @@ class Session:
         header: SessionHeader | None = None,
         *,
         clock: Callable[[], int] | None = None,
+        invariants: bool = False,
     ) -> None:
         self._id = id
+        self._trace = _Trace() if invariants else None
         self._clock = clock or now_ms
         self._log: list[Event] = []
         self._surface = SurfaceManager(self._log)
@@ -86,6 +95,11 @@ class Session:
     def surface(self) -> SurfaceManager:
         return self._surface
 
+    @property
+    def invariants(self) -> bool:
+        """True when every append is checked against the log invariants before it is stored."""
+        return self._trace is not None
+
     # -- writing --------------------------------------------------------------------
 
     def append(
@@ -111,8 +125,16 @@ class Session:
         surface = self._surface
         surface.sync()
         event, _span = _admission.admit(surface, len(self._log), kind, time, data, op, refs)
+        trace = self._trace
+        if trace is not None:
+            problem = trace.check(event)
+            if problem is not None:
+                code, message = problem
+                raise InvariantViolationError(code, message, seq=event.seq, event_type=event.type)
         self._log.append(event)
         surface.sync()
+        if trace is not None:
+            trace.advance(event)
         return event
 
     # -- reading ----------------------------------------------------------------------
