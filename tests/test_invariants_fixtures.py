@@ -1,0 +1,221 @@
+"""The reference's invariant fixture catalogue (tests/data/invariants_fixtures.json).
+
+Each invalid log is refused with the expected codes and seqs by ``check_log``
+(spec and implementation), by seeding a session with live invariants, by
+seeding a plain session where admission alone catches it, and event by event
+by live appends. Each valid log is accepted everywhere. The pairing fixtures
+pin the answers of the tool-pairing questions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dsh_spec
+import pytest
+from dsh_spec import ABSENT, Draft, Rejection
+
+import dsh_session
+from dsh_session import InvalidEventError, InvariantViolationError, Session, ToolPairingError
+from tests.fixture_notation import expand_log, load_fixtures
+
+CATALOGUE = load_fixtures()
+INVALID = CATALOGUE["invalid"]
+VALID = CATALOGUE["valid"]
+PAIRING = CATALOGUE["pairing"]
+
+Outcome = tuple[str, int | None] | None
+
+#: Codes only a session with live invariants raises (admission does not know them).
+STRUCTURAL = {
+    "MALFORMED_STRUCTURE_FIELD",
+    "TURN_ALREADY_OPEN",
+    "TURN_OUT_OF_ORDER",
+    "TURN_END_MISMATCH",
+    "TURN_END_STEP_OPEN",
+    "STEP_TURN_MISMATCH",
+    "STEP_ALREADY_OPEN",
+    "STEP_OUT_OF_ORDER",
+    "STEP_NOT_OPEN",
+    "TOOL_RESULT_UNPAIRED",
+    "EVENT_OUTSIDE_TURN",
+}
+
+
+def ids(fixtures: list[dict[str, Any]]) -> list[str]:
+    return [fixture["id"] for fixture in fixtures]
+
+
+def pairs(entries: list[list[Any]]) -> list[tuple[str, int | None]]:
+    return [(code, seq) for code, seq in entries]
+
+
+def outcome(entry: list[Any] | None) -> Outcome:
+    return None if entry is None else (entry[0], entry[1])
+
+
+def seed_expectation(fixture: dict[str, Any]) -> Outcome:
+    if "seed" in fixture:
+        return outcome(fixture["seed"])
+    return outcome(fixture["expect"][0]) if fixture["expect"] else None
+
+
+def plain_expectation(fixture: dict[str, Any]) -> Outcome:
+    plain = fixture["plain"]
+    if plain == "same":
+        return seed_expectation(fixture)
+    if plain == "accepted":
+        return None
+    return outcome(plain)
+
+
+def live_expectation(fixture: dict[str, Any], length: int) -> list[Outcome] | None:
+    live = fixture.get("live")
+    if live is False:
+        return None
+    if live is not None:
+        return [outcome(entry) for entry in live]
+    expect = fixture["expect"]
+    assert len(expect) <= 1, "a fixture with several violations spells out its live outcomes"
+    out: list[Outcome] = [None] * length
+    if expect:
+        assert expect[0][1] == length - 1, "the default live outcome puts the violation last"
+        out[-1] = outcome(expect[0])
+    return out
+
+
+def impl_seed(records: list[dict[str, Any]], *, invariants: bool) -> Outcome:
+    try:
+        Session("fixture", seed=records, invariants=invariants, clock=lambda: 0)
+    except InvalidEventError as error:
+        if error.code in STRUCTURAL:
+            assert isinstance(error, InvariantViolationError)
+        else:
+            assert not isinstance(error, InvariantViolationError)
+        return error.code.value, error.seq
+    return None
+
+
+def spec_outcome(result: object) -> Outcome:
+    return (result.code.value, result.seq) if isinstance(result, Rejection) else None
+
+
+def live_draft(record: dict[str, Any]) -> Draft:
+    return Draft(
+        type=record["type"],
+        time=0,
+        data=record["data"],
+        surface_op=record.get("surfaceOp", ABSENT),
+        source_event_seqs=record.get("sourceEventSeqs", ABSENT),
+    )
+
+
+def run_live(records: list[dict[str, Any]]) -> tuple[list[Outcome], list[Outcome]]:
+    """Append each record to a live-invariants session and to the spec's model of one."""
+    session = Session("live", invariants=True, clock=lambda: 0)
+    log: tuple[dsh_spec.Event, ...] = ()
+    impl_out: list[Outcome] = []
+    spec_out: list[Outcome] = []
+    for record in records:
+        before = session.events.to_json()
+        try:
+            event = session.append(
+                record["type"],
+                record["data"],
+                surface_op=record.get("surfaceOp"),
+                source_event_seqs=record.get("sourceEventSeqs"),
+            )
+        except InvalidEventError as error:
+            impl_out.append((error.code.value, error.seq))
+            assert session.events.to_json() == before, "a refused append changed the log"
+        else:
+            impl_out.append(None)
+            assert event.seq == len(before)
+        verdict = dsh_spec.validate_append_with_invariants(log, live_draft(record))
+        if isinstance(verdict, Rejection):
+            spec_out.append(spec_outcome(verdict))
+        else:
+            spec_out.append(None)
+            log = (*log, verdict)
+    assert session.events.to_json() == [dsh_spec.event_json(event) for event in log]
+    return impl_out, spec_out
+
+
+@pytest.mark.parametrize("fixture", INVALID, ids=ids(INVALID))
+def test_invalid_log_check_log(fixture: dict[str, Any]) -> None:
+    records = expand_log(fixture["log"])
+    expected = pairs(fixture["expect"])
+    assert expected, "an invalid fixture names its violations"
+    assert [(r.code.value, r.seq) for r in dsh_spec.check_log(records)] == expected
+    assert [(v.code.value, v.seq) for v in dsh_session.check_log(records)] == expected
+
+
+@pytest.mark.parametrize("fixture", INVALID, ids=ids(INVALID))
+def test_invalid_log_seeding(fixture: dict[str, Any]) -> None:
+    records = expand_log(fixture["log"])
+    expected = seed_expectation(fixture)
+    assert expected is not None
+    assert impl_seed(records, invariants=True) == expected
+    assert spec_outcome(dsh_spec.check_seed_with_invariants(records)) == expected
+    plain = plain_expectation(fixture)
+    assert impl_seed(records, invariants=False) == plain
+    assert spec_outcome(dsh_spec.check_seed(records)) == plain
+
+
+@pytest.mark.parametrize("fixture", INVALID, ids=ids(INVALID))
+def test_invalid_log_live(fixture: dict[str, Any]) -> None:
+    records = expand_log(fixture["log"])
+    expected = live_expectation(fixture, len(records))
+    if expected is None:
+        assert any(record["seq"] != index for index, record in enumerate(records)) or fixture["note"]
+        return
+    impl_out, spec_out = run_live(records)
+    assert impl_out == expected
+    assert spec_out == expected
+
+
+@pytest.mark.parametrize("fixture", VALID, ids=ids(VALID))
+def test_valid_log_accepted_everywhere(fixture: dict[str, Any]) -> None:
+    records = expand_log(fixture["log"])
+    assert dsh_spec.check_log(records) == ()
+    assert dsh_session.check_log(records) == []
+    assert impl_seed(records, invariants=True) is None
+    assert impl_seed(records, invariants=False) is None
+    seeded = dsh_spec.check_seed_with_invariants(records)
+    assert not isinstance(seeded, Rejection)
+    assert seeded == dsh_spec.check_seed(records)
+    impl_out, spec_out = run_live(records)
+    assert impl_out == spec_out == [None] * len(records)
+    session = Session("again", seed=records, invariants=True)
+    assert dsh_session.check_log(session.events) == []
+    assert dsh_spec.check_log(seeded) == ()
+
+
+@pytest.mark.parametrize("fixture", PAIRING, ids=ids(PAIRING))
+def test_pairing_fixture(fixture: dict[str, Any]) -> None:
+    records = expand_log(fixture["log"])
+    assert dsh_session.check_log(records) == [], "the pairing fixtures keep the log invariants"
+    events = dsh_spec.check_seed_with_invariants(records)
+    assert not isinstance(events, Rejection)
+    session = Session("pairing", seed=records, invariants=True)
+    for before, expected in fixture["cuts"]:
+        spec_answer = dsh_spec.tool_pairing_balanced(events, before)
+        try:
+            impl_answer: object = dsh_session.tool_pairing_balanced(session.surface, session.events, before)
+        except ToolPairingError as error:
+            impl_answer = (error.code.value, error.seq)
+        if isinstance(expected, bool):
+            assert spec_answer is expected
+            assert impl_answer is expected
+        else:
+            assert spec_outcome(spec_answer) == outcome(expected)
+            assert impl_answer == outcome(expected)
+
+
+def test_catalogue_covers_every_reference_rule() -> None:
+    rules = " ".join(fixture["rule"] for fixture in INVALID)
+    for number in range(1, 21):
+        assert f"R{number}" in rules, f"no fixture for R{number}"
+    codes = {code for fixture in INVALID for code, _seq in fixture["expect"]}
+    assert STRUCTURAL <= codes
+    assert {"SEQ_NOT_INCREASING", "SEQ_NOT_CONTIGUOUS"} <= codes
