@@ -34,7 +34,8 @@ def call_block(call_id: str) -> dict[str, Any]:
 def base(tag: str, args: list[Any]) -> dict[str, Any]:
     """The record a tag stands for, before overrides (no seq, time 0)."""
     if tag == "TS":
-        return {"type": "turn/start", "data": {"turn": args[0], "trigger": {"kind": "message", "source": _USER}}}
+        trigger = {"kind": "message", "source": _USER}
+        return {"type": "turn/start", "data": {"turn": args[0], "trigger": trigger}}
     if tag == "TE":
         return {"type": "turn/end", "data": {"turn": args[0], "reason": {"kind": "completed"}}}
     if tag == "SS":

@@ -193,11 +193,12 @@ def _interrupted(data: Any) -> bool:
 _Fields = tuple[object, object, object, object, object]
 
 
-def check_log(events: Iterable[Event | Mapping[str, Any]]) -> list[Violation]:
+def check_log(events: Iterable[object]) -> list[Violation]:
     """Every record of a log that breaks a rule, with the first rule it breaks, in log order.
 
     ``events`` are :class:`~dsh_session.Event` objects or JSON event records
-    (mappings). An empty list means the log keeps every invariant; for a log
+    (mappings); anything else is a record that is not an event
+    (``MALFORMED_EVENT``). An empty list means the log keeps every invariant; for a log
     whose seqs run 0, 1, 2, ... that is exactly when
     ``Session(id, seed=events, invariants=True)`` accepts it, and the first
     violation is what that constructor raises.
