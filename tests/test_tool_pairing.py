@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import dsh_spec
 import pytest
-from dsh_spec import Code, Rejection
 
 import dsh_session
+import dsh_spec
 from dsh_session import Session, ToolPairingError
+from dsh_spec import Code, Rejection
 from tests.fixture_notation import expand_log
 
 Answer = bool | tuple[Code, int | None]
@@ -180,7 +180,8 @@ def test_114_the_head_checkpoint_sits_before_an_earlier_seq() -> None:
     # the reference also accepts this replace with no sourceEventSeqs at all; we refuse it (D1)
     bare = expand_log(CHECKPOINT)
     del bare[12]["sourceEventSeqs"]
-    assert [(v.code, v.seq) for v in dsh_session.check_log(bare)] == [(Code.REPLACE_PROVENANCE_INCOMPLETE, 12)]
+    found = [(v.code, v.seq) for v in dsh_session.check_log(bare)]
+    assert found == [(Code.REPLACE_PROVENANCE_INCOMPLETE, 12)]
 
 
 def test_115_start_cut_before_the_head_checkpoint_is_balanced() -> None:
