@@ -22,6 +22,30 @@ from dsh_session.session import Session, now_ms
 from dsh_session.surface import SurfaceManager
 from dsh_session.views import EventLog, MessageList
 
+# isort: split
+# -- store block: session store, fork, request headers ------------------------------
+from dsh_session.fork import SessionForkError
+from dsh_session.request_header import (
+    EpochHeader,
+    HeaderDelta,
+    HeaderEventDraft,
+    HeaderFold,
+    RequestHeaderError,
+    SystemDelta,
+    ToolsDelta,
+    apply_header_delta,
+    apply_system,
+    apply_tools,
+    canonical_header,
+    diff_header,
+    diff_system,
+    diff_tools,
+    fold_request_header,
+    header_equals,
+    next_header_event,
+)
+from dsh_session.store import ObserverError, SessionMeta, SessionStore, SessionStoreError, StoreObserver
+
 __all__ = [
     "APPEND",
     "SESSION_FORMAT_VERSION",
@@ -47,4 +71,31 @@ __all__ = [
     "is_json_value",
     "now_ms",
     "thaw",
+]
+
+# -- store block --
+__all__ += [
+    "EpochHeader",
+    "HeaderDelta",
+    "HeaderEventDraft",
+    "HeaderFold",
+    "ObserverError",
+    "RequestHeaderError",
+    "SessionForkError",
+    "SessionMeta",
+    "SessionStore",
+    "SessionStoreError",
+    "StoreObserver",
+    "SystemDelta",
+    "ToolsDelta",
+    "apply_header_delta",
+    "apply_system",
+    "apply_tools",
+    "canonical_header",
+    "diff_header",
+    "diff_system",
+    "diff_tools",
+    "fold_request_header",
+    "header_equals",
+    "next_header_event",
 ]
