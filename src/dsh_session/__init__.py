@@ -28,7 +28,6 @@ from dsh_session.fork import SessionForkError
 from dsh_session.request_header import (
     EpochHeader,
     HeaderDelta,
-    HeaderEventDraft,
     HeaderFold,
     RequestHeaderError,
     SystemDelta,
@@ -77,7 +76,6 @@ __all__ = [
 __all__ += [
     "EpochHeader",
     "HeaderDelta",
-    "HeaderEventDraft",
     "HeaderFold",
     "ObserverError",
     "RequestHeaderError",

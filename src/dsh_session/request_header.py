@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal, NamedTuple
+from typing import Any, Final, Literal
 
 from dsh_session._frozen import FrozenDict, thaw
 from dsh_session.errors import Code, DshSessionError
@@ -29,7 +29,6 @@ __all__ = [
     "HEADER_DELTA",
     "EpochHeader",
     "HeaderDelta",
-    "HeaderEventDraft",
     "HeaderFold",
     "RequestHeaderError",
     "SystemDelta",
@@ -99,26 +98,8 @@ class EpochHeader:
         system: str | None = None,
         tools: Sequence[Mapping[str, Any]] | None = None,
         message_prefix: Sequence[Mapping[str, Any]] | None = None,
-        *,
-        _seq: int | None = None,
     ) -> None:
-        code = Code.MALFORMED_REQUEST_HEADER
-        frozen_config = _frozen(config, "header.config", code, _seq)
-        if not isinstance(frozen_config, dict):
-            raise RequestHeaderError(code, "header.config must be an object", seq=_seq)
-        if system is not None and type(system) is not str:
-            raise RequestHeaderError(code, "header.system must be a string", seq=_seq)
-        set_ = object.__setattr__
-        set_(self, "config", frozen_config)
-        set_(self, "system", system or None)
-        set_(self, "tools", _object_list(tools, "header.tools", code, _seq, True) or None if tools else None)
-        set_(
-            self,
-            "message_prefix",
-            _object_list(message_prefix, "header.messagePrefix", code, _seq, False) or None
-            if message_prefix
-            else None,
-        )
+        _fill(self, config, system, tools, message_prefix, None)
 
     @classmethod
     def from_json(cls, value: Any, *, seq: int | None = None) -> EpochHeader:
@@ -127,13 +108,16 @@ class EpochHeader:
             raise RequestHeaderError(Code.MALFORMED_REQUEST_HEADER, "header must be an object", seq=seq)
         if "config" not in value:
             raise RequestHeaderError(Code.MALFORMED_REQUEST_HEADER, "header.config is missing", seq=seq)
-        return cls(
+        header = object.__new__(cls)
+        _fill(
+            header,
             value["config"],
             _present(value, "system", Code.MALFORMED_REQUEST_HEADER, seq),
             _present(value, "tools", Code.MALFORMED_REQUEST_HEADER, seq),
             _present(value, "messagePrefix", Code.MALFORMED_REQUEST_HEADER, seq),
-            _seq=seq,
+            seq,
         )
+        return header
 
     def wire(self) -> dict[str, Any]:
         """The logged form (frozen parts shared): ``config, system?, tools?, messagePrefix?``."""
@@ -166,6 +150,23 @@ class EpochHeader:
         return f"EpochHeader({self.text()})"
 
 
+def _fill(header: EpochHeader, config: Any, system: Any, tools: Any, prefix: Any, seq: int | None) -> None:
+    """Check and freeze the parts (raw values welcome) and set them on ``header``."""
+    code = Code.MALFORMED_REQUEST_HEADER
+    frozen_config = _frozen(config, "header.config", code, seq)
+    if not isinstance(frozen_config, dict):
+        raise RequestHeaderError(code, "header.config must be an object", seq=seq)
+    if system is not None and type(system) is not str:
+        raise RequestHeaderError(code, "header.system must be a string", seq=seq)
+    set_ = object.__setattr__
+    set_(header, "config", frozen_config)
+    set_(header, "system", system or None)
+    tool_items = () if tools is None else _object_list(tools, "header.tools", code, seq, True)
+    prefix_items = () if prefix is None else _object_list(prefix, "header.messagePrefix", code, seq, False)
+    set_(header, "tools", tool_items or None)
+    set_(header, "message_prefix", prefix_items or None)
+
+
 def _present(value: Mapping[str, Any], key: str, code: Code, seq: int | None) -> Any:
     """A key's value; a present ``null`` is malformed (absent is ``None``)."""
     if key not in value:
@@ -176,7 +177,8 @@ def _present(value: Mapping[str, Any], key: str, code: Code, seq: int | None) ->
     return item
 
 
-class SystemDelta(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class SystemDelta:
     """Keep ``keep_start`` leading and ``keep_end`` trailing lines; ``insert`` goes between."""
 
     keep_start: int
@@ -187,7 +189,8 @@ class SystemDelta(NamedTuple):
         return {"keepStart": self.keep_start, "keepEnd": self.keep_end, "insert": list(self.insert)}
 
 
-class ToolsDelta(NamedTuple):
+@dataclass(frozen=True, slots=True, eq=False)
+class ToolsDelta:
     """Tools by name: ``added`` go to the end, ``removed`` names go, ``changed`` replace in place."""
 
     added: tuple[FrozenDict, ...]
@@ -450,17 +453,11 @@ def fold_request_header(events: Iterable[Event], start: EpochHeader | None = Non
 # -- the writer ----------------------------------------------------------------------------------------------
 
 
-class HeaderEventDraft(NamedTuple):
-    """An event to append: ``session.append(draft.type, draft.data)``."""
-
-    type: str
-    data: dict[str, Any]
-
-
 def next_header_event(
     prev: EpochHeader | None, next: EpochHeader, *, first_request: bool
-) -> HeaderEventDraft | None:
-    """What to log before a request under ``next``, with ``prev`` the header in force.
+) -> tuple[str, dict[str, Any]] | None:
+    """What to log before a request under ``next``, with ``prev`` the header in force:
+    ``None`` or ``(type, data)`` for ``session.append(type, data)``.
 
     A loop instance's first request, or any request with no header in force,
     logs a snapshot (``initial`` / ``resume``). Otherwise: nothing for an equal
@@ -469,10 +466,10 @@ def next_header_event(
     """
     if first_request or prev is None:
         reason: HeaderReason = "initial" if prev is None else "resume"
-        return HeaderEventDraft(HEADER, {"header": next.wire(), "reason": reason})
+        return HEADER, {"header": next.wire(), "reason": reason}
     if header_equals(prev, next):
         return None
     delta = diff_header(prev, next)
     if delta is not None and header_equals(apply_header_delta(prev, delta), next):
-        return HeaderEventDraft(HEADER_DELTA, delta.wire())
-    return HeaderEventDraft(HEADER, {"header": next.wire(), "reason": "fallback"})
+        return HEADER_DELTA, delta.wire()
+    return HEADER, {"header": next.wire(), "reason": "fallback"}

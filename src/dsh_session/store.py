@@ -21,6 +21,7 @@ Delivery rules (the reference gets them wrong, ``core.md`` §12 B11):
 
 from __future__ import annotations
 
+import builtins
 import logging
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
@@ -265,7 +266,7 @@ class SessionStore:
         """The live session with this id, if any."""
         return self._sessions.get(id)
 
-    def list(self) -> list[Session]:
+    def list(self) -> builtins.list[Session]:
         """The live sessions in the order they were entered (a new list)."""
         return list(self._sessions.values())
 
