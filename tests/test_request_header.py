@@ -147,7 +147,7 @@ def other(seq: int) -> dict[str, Any]:
     return {"type": "todo/write", "seq": seq, "time": 1, "data": {"todos": []}}
 
 
-# -- canonical form (81, 90) -------------------------------------------------------------------------
+# -- canonical form (81, 90) ---------------------------------------------------------------------
 
 
 @both
@@ -163,7 +163,7 @@ def test_canonical_keeps_non_empty_parts_in_reference_order(api: Api) -> None:
     assert list(api.canonical(header)) == ["config", "system", "tools", "messagePrefix"]
 
 
-# -- equality (82, 91) -----------------------------------------------------------------------------------
+# -- equality (82, 91) ---------------------------------------------------------------------------
 
 
 @both
@@ -195,7 +195,7 @@ def test_equality_is_json_text_equality(api: Api) -> None:
     assert not api.equals({"config": cfg(), "tools": [tool_ab]}, {"config": cfg(), "tools": [tool_ba]})
 
 
-# -- system prompt (83, 84, 85) -----------------------------------------------------------------------
+# -- system prompt (83, 84, 85) ------------------------------------------------------------------
 
 
 @both
@@ -243,7 +243,7 @@ def test_keep_counts_past_the_line_count_act_like_js_slice(api: Api) -> None:
     assert api.apply(prev, delta)["system"] == "a\nb"
 
 
-# -- tools (86, 87, 88) ----------------------------------------------------------------------------------
+# -- tools (86, 87, 88) --------------------------------------------------------------------------
 
 
 def tool(name: str, description: str = "d") -> dict[str, Any]:
@@ -291,7 +291,7 @@ def test_foreign_tool_deltas_are_applied_leniently(api: Api) -> None:
     assert api.apply(prev, delta)["tools"] == [tool("a"), tool("a")]
 
 
-# -- config and prefix (89, 92, 93) ---------------------------------------------------------------------
+# -- config and prefix (89, 92, 93) --------------------------------------------------------------
 
 
 @both
@@ -328,7 +328,7 @@ def test_delta_keys_come_in_reference_order(api: Api) -> None:
     assert list(delta) == ["system", "tools", "config", "messagePrefix"]
 
 
-# -- the fold (94-97) -------------------------------------------------------------------------------------
+# -- the fold (94-97) ----------------------------------------------------------------------------
 
 
 @both
@@ -449,7 +449,7 @@ def test_epoch_header_equality_and_hash_follow_json_text() -> None:
     assert a.to_json() == {"config": {"model": "m", "temperature": 1}}
 
 
-# -- the writer ---------------------------------------------------------------------------------------------
+# -- the writer ----------------------------------------------------------------------------------
 
 
 @both
@@ -480,7 +480,7 @@ def test_later_requests_log_nothing_a_delta_or_a_fallback(api: Api) -> None:
     )
 
 
-# -- properties ---------------------------------------------------------------------------------------
+# -- properties ----------------------------------------------------------------------------------
 
 
 def fold_text(api: Api, records: list[Json]) -> str:
@@ -565,7 +565,7 @@ def test_spec_and_implementation_fold_alike(log: list[Json], cuts: list[int]) ->
         assert js(None if live is None else live.to_json()) == js(expected)
 
 
-# -- JSON text as JavaScript writes it ------------------------------------------------------------------
+# -- JSON text as JavaScript writes it -----------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -583,7 +583,7 @@ def test_spec_and_implementation_fold_alike(log: list[Json], cuts: list[int]) ->
         (123456.789, "123456.789"),
         (5e-324, "5e-324"),
         ({"b": 1, "10": True, "2": None}, '{"2":null,"10":true,"b":1}'),
-        (["\ud800", "é\n\"\\"], '["\\ud800","é\\n\\"\\\\"]'),
+        (["\ud800", 'é\n"\\'], '["\\ud800","é\\n\\"\\\\"]'),
     ],
 )
 def test_js_stringify_table(value: Json, text: str) -> None:

@@ -85,7 +85,7 @@ class HeaderDelta:
 FoldState: TypeAlias = "EpochHeader | Rejection | None"
 
 
-# -- JSON forms --------------------------------------------------------------------------------
+# -- JSON forms ----------------------------------------------------------------------------------
 
 
 def header_json(header: EpochHeader) -> JsonObject:
@@ -208,7 +208,7 @@ def parse_delta(value: Json, seq: int | None = None) -> HeaderDelta | Rejection:
     return HeaderDelta(system, tools, config if isinstance(config, dict) else None, prefix)
 
 
-# -- canonical form and equality -------------------------------------------------------------
+# -- canonical form and equality -----------------------------------------------------------------
 
 
 def canonical_header(header: EpochHeader) -> EpochHeader:
@@ -231,7 +231,7 @@ def header_equals(a: EpochHeader, b: EpochHeader) -> bool:
     return header_text(a) == header_text(b)
 
 
-# -- the system prompt by lines ----------------------------------------------------------------
+# -- the system prompt by lines ------------------------------------------------------------------
 
 
 def system_lines(system: str | None) -> list[str]:
@@ -267,7 +267,7 @@ def apply_system(prev: str | None, delta: SystemDelta) -> str | None:
     return join_lines(a[: delta.keep_start] + list(delta.insert) + tail)
 
 
-# -- tools by name -----------------------------------------------------------------------------
+# -- tools by name -------------------------------------------------------------------------------
 
 
 def _name_key(tool: JsonObject) -> str:
@@ -309,7 +309,7 @@ def apply_tools(prev: tuple[JsonObject, ...], delta: ToolsDelta) -> tuple[JsonOb
     return kept + delta.added
 
 
-# -- the delta codec ----------------------------------------------------------------------------
+# -- the delta codec -----------------------------------------------------------------------------
 
 
 def diff_header(prev: EpochHeader, next: EpochHeader) -> HeaderDelta | None:
@@ -340,7 +340,7 @@ def apply_header_delta(prev: EpochHeader, delta: HeaderDelta) -> EpochHeader:
     return canonical_header(EpochHeader(config, system, tools, prefix))
 
 
-# -- folding the log ----------------------------------------------------------------------------
+# -- folding the log -----------------------------------------------------------------------------
 
 
 def fold_step(state: FoldState, event: Event) -> FoldState:
@@ -381,7 +381,7 @@ def fold_request_header(events: Iterable[Event], start: FoldState = None) -> Fol
     return state
 
 
-# -- the writer ---------------------------------------------------------------------------------
+# -- the writer ----------------------------------------------------------------------------------
 
 HeaderReason: TypeAlias = Literal["initial", "resume", "fallback"]
 

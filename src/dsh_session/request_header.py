@@ -272,7 +272,7 @@ def _system_delta(raw: Any, seq: int | None) -> SystemDelta:
     return SystemDelta(start, end, tuple(insert))
 
 
-# -- canonical form and equality ------------------------------------------------------------------
+# -- canonical form and equality -----------------------------------------------------------------
 
 
 def canonical_header(header: EpochHeader | Mapping[str, Any]) -> EpochHeader:
@@ -291,7 +291,7 @@ def header_equals(a: EpochHeader, b: EpochHeader) -> bool:
     return a.text() == b.text()
 
 
-# -- system prompt ------------------------------------------------------------------------------------
+# -- system prompt -------------------------------------------------------------------------------
 
 
 def _lines(system: str | None) -> list[str]:
@@ -318,7 +318,7 @@ def apply_system(prev: str | None, delta: SystemDelta) -> str | None:
     return "\n".join(lines) if lines else None
 
 
-# -- tools ------------------------------------------------------------------------------------------
+# -- tools ---------------------------------------------------------------------------------------
 
 
 def diff_tools(prev: Sequence[FrozenDict], next: Sequence[FrozenDict]) -> ToolsDelta:
@@ -347,7 +347,7 @@ def apply_tools(prev: Sequence[FrozenDict], delta: ToolsDelta) -> tuple[FrozenDi
     return (*kept, *delta.added)
 
 
-# -- the delta codec ---------------------------------------------------------------------------------
+# -- the delta codec -----------------------------------------------------------------------------
 
 
 def _list_text(items: tuple[FrozenDict, ...] | None) -> str:
@@ -379,7 +379,7 @@ def apply_header_delta(prev: EpochHeader, delta: HeaderDelta) -> EpochHeader:
     )
 
 
-# -- folding ---------------------------------------------------------------------------------------------
+# -- folding -------------------------------------------------------------------------------------
 
 
 class HeaderFold:
@@ -450,7 +450,7 @@ def fold_request_header(events: Iterable[Event], start: EpochHeader | None = Non
     return fold.result()
 
 
-# -- the writer ----------------------------------------------------------------------------------------------
+# -- the writer ----------------------------------------------------------------------------------
 
 
 def next_header_event(

@@ -136,7 +136,7 @@ class SessionStore:
         self._queue: deque[tuple[Session, Event]] = deque()
         self._delivering = False
 
-    # -- building and registering ------------------------------------------------------------
+    # -- building and registering -----------------------------------------------------------------
 
     def _mint(self) -> tuple[str, int]:
         """The next free ``session-N`` (ids already live are skipped) and its N."""
@@ -260,7 +260,7 @@ class SessionStore:
         del self._hooks[sid]
         return True
 
-    # -- reading -------------------------------------------------------------------------------------------
+    # -- reading ----------------------------------------------------------------------------------
 
     def get(self, id: str) -> Session | None:
         """The live session with this id, if any."""
@@ -276,7 +276,7 @@ class SessionStore:
     def __len__(self) -> int:
         return len(self._sessions)
 
-    # -- fork ---------------------------------------------------------------------------------------------
+    # -- fork -------------------------------------------------------------------------------------
 
     def fork(
         self,
@@ -315,7 +315,7 @@ class SessionStore:
             )
         return live
 
-    # -- observers -------------------------------------------------------------------------------------
+    # -- observers --------------------------------------------------------------------------------
 
     def subscribe(self, observer: StoreObserver) -> Callable[[], None]:
         """Start notifying ``observer`` (once, however often subscribed); returns unsubscribe."""
