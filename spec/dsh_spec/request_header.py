@@ -18,7 +18,7 @@ change (a reordered tool list, a tool inserted before the end), so the writer
 (:func:`next_header_event`) logs a delta only when applying it gives the new
 header exactly, and a ``fallback`` snapshot otherwise.
 
-Where this differs from the reference (``docs/deviations.md``, D-H1..D-H4):
+Where this differs from the reference (``docs/deviations.md``, D-H1..D-H3):
 config compares as JSON text like everything else; a malformed header event
 is a rejection, not a crash; and a bad header event poisons the fold only
 until the next valid snapshot.
