@@ -41,6 +41,34 @@ from dsh_spec.validation import (
     validate_append,
 )
 
+# isort: split
+# -- store block: fork, request headers, JS JSON text --------------------------------
+from dsh_spec.fork import MAX_SAFE_INTEGER, fork_seed, safe_boundary
+from dsh_spec.json_value import js_number, js_stringify
+from dsh_spec.request_header import (
+    HEADER,
+    HEADER_DELTA,
+    EpochHeader,
+    HeaderDelta,
+    SystemDelta,
+    ToolsDelta,
+    apply_header_delta,
+    apply_system,
+    apply_tools,
+    canonical_header,
+    delta_json,
+    diff_header,
+    diff_system,
+    diff_tools,
+    fold_request_header,
+    fold_step,
+    header_equals,
+    header_json,
+    next_header_event,
+    parse_delta,
+    parse_header,
+)
+
 __all__ = [
     "ABSENT",
     "APPEND",
@@ -82,4 +110,34 @@ __all__ = [
     "trace_of",
     "validate_append",
     "validate_append_with_invariants",
+]
+
+# -- store block --
+__all__ += [
+    "HEADER",
+    "HEADER_DELTA",
+    "MAX_SAFE_INTEGER",
+    "EpochHeader",
+    "HeaderDelta",
+    "SystemDelta",
+    "ToolsDelta",
+    "apply_header_delta",
+    "apply_system",
+    "apply_tools",
+    "canonical_header",
+    "delta_json",
+    "diff_header",
+    "diff_system",
+    "diff_tools",
+    "fold_request_header",
+    "fold_step",
+    "fork_seed",
+    "header_equals",
+    "header_json",
+    "js_number",
+    "js_stringify",
+    "next_header_event",
+    "parse_delta",
+    "parse_header",
+    "safe_boundary",
 ]

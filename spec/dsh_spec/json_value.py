@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TypeAlias
 
 Json: TypeAlias = "None | bool | int | float | str | list[Json] | dict[str, Json]"
@@ -155,3 +156,62 @@ def js_string(text: str) -> str:
 
 
 _SHORT_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+# -- JSON text as JavaScript writes it (store / request-header block) ----------------
+
+
+def js_number(value: int | float) -> str:
+    """A number as ECMAScript ``Number::toString`` writes it (the value read as a double).
+
+    The shortest digits that read back as the same double are Python's ``repr``;
+    they are then laid out by the ECMAScript rule: plain digits up to 21 places,
+    a leading ``0.`` down to 1e-6, exponent form (``1e+21``, ``1.5e-7``) beyond.
+    """
+    if type(value) is int and abs(value) <= EXACT_INT_LIMIT:
+        return str(value)
+    number = float(value)
+    if math.isnan(number):
+        return "NaN"
+    if math.isinf(number):
+        return "Infinity" if number > 0 else "-Infinity"
+    if number == 0:
+        return "0"
+    sign = "-" if number < 0 else ""
+    shortest = Decimal(repr(abs(number))).normalize().as_tuple()
+    digits = "".join(map(str, shortest.digits))
+    exponent = shortest.exponent
+    assert isinstance(exponent, int)
+    k = len(digits)
+    n = exponent + k  # value = 0.digits * 10**n
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * -n + digits
+    power = n - 1
+    mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
+    return f"{sign}{mantissa}e{'+' if power >= 0 else '-'}{abs(power)}"
+
+
+def js_stringify(value: Json) -> str:
+    """``JSON.stringify(value)`` for a JSON value: JS number forms, JS key order, no spaces.
+
+    Text equality of two values under this function is the reference's
+    equality for request headers, tool schemas and message prefixes.
+    """
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return js_string(value)
+    if isinstance(value, int | float):
+        return js_number(value)
+    if isinstance(value, list):
+        return "[" + ",".join(js_stringify(item) for item in value) + "]"
+    keys = ordered_keys(list(value))
+    return "{" + ",".join(js_string(key) + ":" + js_stringify(value[key]) for key in keys) + "}"

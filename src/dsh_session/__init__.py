@@ -30,6 +30,29 @@ from dsh_session.surface import SurfaceManager
 from dsh_session.tool_pairing import region_balanced, tool_pairing_balanced
 from dsh_session.views import EventLog, MessageList
 
+# isort: split
+# -- store block: session store, fork, request headers ------------------------------
+from dsh_session.fork import SessionForkError
+from dsh_session.request_header import (
+    EpochHeader,
+    HeaderDelta,
+    HeaderFold,
+    RequestHeaderError,
+    SystemDelta,
+    ToolsDelta,
+    apply_header_delta,
+    apply_system,
+    apply_tools,
+    canonical_header,
+    diff_header,
+    diff_system,
+    diff_tools,
+    fold_request_header,
+    header_equals,
+    next_header_event,
+)
+from dsh_session.store import ObserverError, SessionMeta, SessionStore, SessionStoreError, StoreObserver
+
 __all__ = [
     "APPEND",
     "SESSION_FORMAT_VERSION",
@@ -61,4 +84,30 @@ __all__ = [
     "region_balanced",
     "thaw",
     "tool_pairing_balanced",
+]
+
+# -- store block --
+__all__ += [
+    "EpochHeader",
+    "HeaderDelta",
+    "HeaderFold",
+    "ObserverError",
+    "RequestHeaderError",
+    "SessionForkError",
+    "SessionMeta",
+    "SessionStore",
+    "SessionStoreError",
+    "StoreObserver",
+    "SystemDelta",
+    "ToolsDelta",
+    "apply_header_delta",
+    "apply_system",
+    "apply_tools",
+    "canonical_header",
+    "diff_header",
+    "diff_system",
+    "diff_tools",
+    "fold_request_header",
+    "header_equals",
+    "next_header_event",
 ]

@@ -12,6 +12,7 @@ from dsh_session.errors import InvariantViolationError
 from dsh_session.event import Event, SessionHeader, SurfaceOp
 from dsh_session.invariants import _Trace
 from dsh_session.projection import Message, derive_event_message
+from dsh_session.request_header import EpochHeader, HeaderFold
 from dsh_session.surface import UNPROJECTED, SurfaceManager, _Node
 from dsh_session.views import EventLog, MessageList
 
@@ -38,10 +39,13 @@ class Session:
     """
 
     __slots__ = (
+        "_append_hook",
         "_clock",
         "_derived_generation",
         "_derived_last",
         "_header",
+        "_header_cursor",
+        "_header_fold",
         "_id",
         "_log",
         "_messages",
@@ -66,6 +70,10 @@ class Session:
         self._messages: list[Message] = []
         self._derived_generation = -1
         self._derived_last: _Node | None = None
+        #: Set by a SessionStore while the session is entered: called after each append.
+        self._append_hook: Callable[[Session, Event], None] | None = None
+        self._header_fold = HeaderFold()
+        self._header_cursor = 0
         for index, record in enumerate(seed or ()):
             kind, time, data, op, refs = _admission.read_record(index, record)
             self._admit(kind, time, data, op, refs)
@@ -119,7 +127,11 @@ class Session:
         """
         op: object = MISSING if surface_op is None else surface_op
         refs: object = MISSING if source_event_seqs is None else _as_list(source_event_seqs)
-        return self._admit(type, self._clock(), data, op, refs)
+        event = self._admit(type, self._clock(), data, op, refs)
+        hook = self._append_hook
+        if hook is not None:
+            hook(self, event)
+        return event
 
     def _admit(self, kind: object, time: object, data: object, op: object, refs: object) -> Event:
         surface = self._surface
@@ -166,6 +178,20 @@ class Session:
             self._derived_last = node
             node = node.next
         return MessageList(messages)
+
+    def request_header(self) -> EpochHeader | None:
+        """The request header in force after the last event (``None`` before any header event).
+
+        Folds only the events since the last call. Raises
+        :class:`~dsh_session.RequestHeaderError` while the last snapshot is
+        malformed or a delta after it cannot be applied; a later valid snapshot
+        clears that. Nothing in the log is frozen or copied by this call.
+        """
+        fold, log = self._header_fold, self._log
+        for index in range(self._header_cursor, len(log)):
+            fold.feed(log[index])
+        self._header_cursor = len(log)
+        return fold.result()
 
     def derive_event_message(self, event: Event) -> Message | None:
         """The message one event projects to, regardless of the surface."""
