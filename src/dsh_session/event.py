@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final, Literal, NamedTuple, TypeAlias
+from typing import Any, Final, Literal, NamedTuple
 
 from dsh_session._frozen import thaw
 
@@ -29,7 +29,7 @@ class Replace(NamedTuple):
         return {"op": "replace", "start": self.start, "end": self.end}
 
 
-SurfaceOp: TypeAlias = Literal["append"] | Replace
+SurfaceOp = Literal["append"] | Replace
 
 
 @dataclass(frozen=True, slots=True)
