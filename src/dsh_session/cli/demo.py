@@ -1,4 +1,4 @@
-"""The ``dsh-session`` command line."""
+"""``dsh-session demo``: validate and derive the bundled example session."""
 
 from __future__ import annotations
 
@@ -10,14 +10,9 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from dsh_session.cli._app import main
 from dsh_session.errors import DshSessionError
 from dsh_session.session import Session
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="dsh-session")
-def main() -> None:
-    """Validate, inspect and derive dsh session logs."""
 
 
 @main.command()
