@@ -26,6 +26,7 @@ _EXACT = 2**53
 #: A key that is absent (distinct from a present JSON ``null``).
 MISSING: Any = object()
 
+
 # Events are built as a slotted twin of ``Event`` whose class is then set to
 # ``Event``: the same value as ``Event(...)`` (same slots, same frozen class
 # afterwards) at a quarter of the cost of the frozen dataclass's per-field
