@@ -32,7 +32,8 @@ MISSING: Any = object()
 # afterwards) at a quarter of the cost of the frozen dataclass's per-field
 # ``object.__setattr__``, on the path every append takes.
 class _EventTwin:
-    __slots__ = ("type", "seq", "time", "data", "source_event_seqs", "surface_op")
+    # Same names in the same order as ``Event``'s, or the class switch is refused.
+    __slots__ = ("type", "seq", "time", "data", "source_event_seqs", "surface_op")  # noqa: RUF023
 
     def __init__(
         self,
