@@ -9,7 +9,6 @@ rules appends are. The rules and their order are those of the specification
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields
 from typing import Any
 
 from dsh_session.errors import Code, InvalidEventError
@@ -52,7 +51,7 @@ class _EventTwin:
         self.surface_op = op
 
 
-assert Event.__slots__ == _EventTwin.__slots__ == tuple(field.name for field in fields(Event))
+assert Event.__slots__ == _EventTwin.__slots__ == tuple(Event.__dataclass_fields__)
 
 
 def _event(
@@ -240,8 +239,6 @@ def _check_refs(seq: int, kind: str, refs: tuple[int, ...]) -> tuple[int, ...]:
             kind,
             f"{kind} at seq {seq}: sourceEventSeqs has duplicate entries",
         )
-    if min(refs) >= 0 and max(refs) < seq:
-        return refs
     for ref in refs:
         if ref >= seq:
             raise _reject(

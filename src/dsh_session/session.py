@@ -112,7 +112,7 @@ class Session:
         surface.sync()
         event, _span = _admission.admit(surface, len(self._log), kind, time, data, op, refs)
         self._log.append(event)
-        surface.fold(event)  # the surface was synced above, so this is exactly sync()
+        surface.sync()
         return event
 
     # -- reading ----------------------------------------------------------------------
