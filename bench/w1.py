@@ -122,6 +122,10 @@ def compare(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"impl_vs_spec": spec_ratio, "impl_vs_reference": reference, "across_sizes": sizes}
 
 
+def faster(ratio: float) -> str:
+    return f"{ratio:.2f}x faster" if ratio >= 1 else f"{1 / ratio:.2f}x slower"
+
+
 def seconds(ns: int) -> str:
     return f"{ns / 1e9:.3f}"
 
@@ -166,7 +170,7 @@ def print_table(info: dict[str, Any], rows: list[dict[str, Any]], ratios: dict[s
         for x in ratios["impl_vs_reference"]:
             print(
                 f"  {x['mode']:7} T={x['turns']:<7} reference {x['reference_s']:.2f} s, "
-                f"impl {x['impl_s']:.3f} s: {x['reference_over_impl']:.1f}x faster"
+                f"impl {x['impl_s']:.3f} s: {faster(x['reference_over_impl'])}"
             )
     if ratios["across_sizes"]:
         print("\nAcross sizes (implementation; per-event ratio 1.0 = linear):")
