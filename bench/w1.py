@@ -61,6 +61,7 @@ def machine() -> dict[str, Any]:
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
         "gc": gc.isenabled(),
+        "gc_threshold": list(gc.get_threshold()),
     }
 
 
@@ -142,7 +143,8 @@ def verdict(row: dict[str, Any]) -> str:
 def print_table(info: dict[str, Any], rows: list[dict[str, Any]], ratios: dict[str, Any]) -> None:
     print(f"W1 on Python {info['python']} ({info['implementation']}), {info['cpus']} CPUs")
     print(info["platform"])
-    print(f"garbage collector {'on' if info['gc'] else 'off'}; times in seconds; best of {info['repeat']}\n")
+    collector = f"on, thresholds {tuple(info['gc_threshold'])}" if info["gc"] else "off"
+    print(f"garbage collector {collector}; times in seconds; best of {info['repeat']}\n")
     head = (
         f"{'target':6} {'mode':7} {'T':>7} {'events':>8} {'cmp':>4} {'append':>8} {'derive':>7} {'(n)':>7} "
         f"{'compact':>7} {'total':>8} {'gc':>7} {'us/ev':>6} {'surface':>7} {'msgs':>6} {'gen':>4}  digests"
@@ -208,11 +210,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--no-gc", action="store_true", help="turn the cyclic garbage collector off (diagnostic)"
     )
+    parser.add_argument(
+        "--gc-threshold",
+        type=int,
+        nargs=3,
+        metavar=("G0", "G1", "G2"),
+        help="run with gc.set_threshold(G0, G1, G2) instead of the interpreter's default (e.g. 700 10 100)",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
     args = parser.parse_args(argv)
 
     if args.no_gc:
         gc.disable()
+    if args.gc_threshold:
+        gc.set_threshold(*args.gc_threshold)
     plan = [("impl", t) for t in sorted(set(args.turns) | set(args.spec_turns))]
     plan += [("spec", t) for t in sorted(set(args.spec_turns))]
     rows = []
