@@ -47,10 +47,11 @@ def is_json_value(value: object) -> bool:
 def freeze(value: object) -> Any:
     """The canonical, immutable copy of a JSON value; :class:`NotJsonError` if it is not one.
 
-    The common case (ASCII-or-BMP strings, safe integers, identifier-like keys,
-    no cycles) takes a lean single pass; anything else -- including every value
-    that is not JSON -- is redone by the careful pass, which alone decides
-    errors and their messages, so both passes give the same result.
+    The common case (exact JSON types, safe integers, ASCII keys that do not
+    start with a digit, no cycles) takes a lean single pass; anything else --
+    including every value that is not JSON -- is redone by the careful pass,
+    which alone decides errors and their messages, so both give the same
+    result (``tests/test_freeze_fast_path.py``).
     """
     try:
         kind = type(value)
@@ -84,7 +85,8 @@ def _fast_leaf(value: Any, kind: type) -> tuple[Any, bool]:
     raise _Unusual
 
 
-#: Keys seen to be plain ASCII and not array-index-like (bounded memo for the lean pass).
+#: Keys seen to be plain ASCII and not array-index-like: a memo for the lean pass,
+#: bounded in count and key length.
 _PLAIN_KEYS: set[str] = set()
 _PLAIN_KEYS_LIMIT = 4096
 _new_dict = dict.__new__
@@ -97,7 +99,7 @@ def _plain_key(key: object) -> None:
     """Admit ``key`` to the memo, or leave its dict to the careful pass."""
     if type(key) is not str or not key.isascii() or key[:1].isdigit():
         raise _Unusual  # not a string, or canonical form / JavaScript key order needed
-    if len(_PLAIN_KEYS) < _PLAIN_KEYS_LIMIT:
+    if len(key) <= 64 and len(_PLAIN_KEYS) < _PLAIN_KEYS_LIMIT:
         _PLAIN_KEYS.add(key)
 
 
