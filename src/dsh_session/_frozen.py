@@ -12,7 +12,7 @@ fast path.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn, SupportsIndex
 
 _IMMUTABLE = "logged events and derived messages are immutable; use dsh_session.thaw() for a copy"
@@ -84,7 +84,7 @@ class FrozenList(list[Any]):
         return (_frozen_list, (list(self), self.plain))
 
 
-def _frozen_dict(items: Iterable[tuple[str, Any]], plain: bool) -> FrozenDict:
+def _frozen_dict(items: Iterable[tuple[str, Any]] | Mapping[str, Any], plain: bool) -> FrozenDict:
     out = dict.__new__(FrozenDict)
     dict.update(out, items)
     out.plain = plain

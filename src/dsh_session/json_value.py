@@ -45,8 +45,120 @@ def is_json_value(value: object) -> bool:
 
 
 def freeze(value: object) -> Any:
-    """The canonical, immutable copy of a JSON value; :class:`NotJsonError` if it is not one."""
-    return _freeze(value, [], set())[0]
+    """The canonical, immutable copy of a JSON value; :class:`NotJsonError` if it is not one.
+
+    The common case (exact JSON types, safe integers, ASCII keys that do not
+    start with a digit, no cycles) takes a lean single pass; anything else --
+    including every value that is not JSON -- is redone by the careful pass,
+    which alone decides errors and their messages, so both give the same
+    result (``tests/test_freeze_fast_path.py``).
+    """
+    try:
+        kind = type(value)
+        if kind is dict:
+            return _fast_dict(value)  # type: ignore[arg-type]
+        if kind is list:
+            return _fast_list(value)  # type: ignore[arg-type]
+        return _fast_leaf(value, kind)[0]
+    except (_Unusual, RecursionError):
+        return _freeze(value, [], set())[0]
+
+
+class _Unusual(Exception):
+    """The lean pass met something it leaves to the careful one."""
+
+
+def _fast_leaf(value: Any, kind: type) -> tuple[Any, bool]:
+    if kind is str:
+        return (value, True) if value.isascii() else canonical_string(value)
+    if kind is int:
+        if -_EXACT <= value <= _EXACT:
+            return value, True
+        raise _Unusual
+    if value is None or kind is bool:
+        return value, True
+    if kind is FrozenDict or kind is FrozenList:
+        return value, value.plain
+    if kind is float and value - value == 0:  # finite
+        number = canonical_number(value)
+        return number, type(number) is int
+    raise _Unusual
+
+
+#: Keys seen to be plain ASCII and not array-index-like: a memo for the lean pass,
+#: bounded in count and key length.
+_PLAIN_KEYS: set[str] = set()
+_PLAIN_KEYS_LIMIT = 4096
+_new_dict = dict.__new__
+_new_list = list.__new__
+_fill_dict = dict.update
+_fill_list = list.extend
+
+
+def _plain_key(key: object) -> None:
+    """Admit ``key`` to the memo, or leave its dict to the careful pass."""
+    if type(key) is not str or not key.isascii() or key[:1].isdigit():
+        raise _Unusual  # not a string, or canonical form / JavaScript key order needed
+    if len(key) <= 64 and len(_PLAIN_KEYS) < _PLAIN_KEYS_LIMIT:
+        _PLAIN_KEYS.add(key)
+
+
+def _fast_dict(obj: dict[Any, Any]) -> FrozenDict:
+    out: dict[str, Any] = {}
+    plain = True
+    for key, item in obj.items():
+        if type(key) is not str or key not in _PLAIN_KEYS:
+            _plain_key(key)
+        kind = type(item)
+        if kind is str:
+            if not item.isascii():
+                item, item_plain = canonical_string(item)
+                plain = plain and item_plain
+        elif kind is int:
+            if not -_EXACT <= item <= _EXACT:
+                raise _Unusual
+        elif kind is dict:
+            item = _fast_dict(item)
+            plain = plain and item.plain
+        elif kind is list:
+            item = _fast_list(item)
+            plain = plain and item.plain
+        elif not (item is None or kind is bool):
+            item, item_plain = _fast_leaf(item, kind)
+            plain = plain and item_plain
+        out[key] = item
+    frozen = _new_dict(FrozenDict)
+    _fill_dict(frozen, out)
+    frozen.plain = plain
+    return frozen
+
+
+def _fast_list(items: list[Any]) -> FrozenList:
+    out = []
+    plain = True
+    for item in items:
+        kind = type(item)
+        if kind is str:
+            if not item.isascii():
+                item, item_plain = canonical_string(item)
+                plain = plain and item_plain
+        elif kind is int:
+            if not -_EXACT <= item <= _EXACT:
+                raise _Unusual
+        elif kind is dict:
+            item = _fast_dict(item)
+            plain = plain and item.plain
+        elif kind is list:
+            item = _fast_list(item)
+            plain = plain and item.plain
+        elif not (item is None or kind is bool):
+            item, item_plain = _fast_leaf(item, kind)
+            plain = plain and item_plain
+        out.append(item)
+    frozen = _new_list(FrozenList)
+    _fill_list(frozen, out)
+    frozen.plain = plain
+    return frozen
 
 
 def canonical_number(value: int | float) -> int | float:

@@ -169,14 +169,20 @@ class Session:
             last = self._derived_last
             node = last.next if last is not None else surface.head
         messages = self._messages
-        while node is not None:
-            message = node.message
-            if message is UNPROJECTED:
-                message = node.message = derive_event_message(self._log[node.seq])
-            if message is not None:
-                messages.append(message)
-            self._derived_last = node
-            node = node.next
+        keep = messages.append
+        log = self._log
+        last = self._derived_last
+        try:
+            while node is not None:
+                message = node.message
+                if message is UNPROJECTED:
+                    message = node.message = derive_event_message(log[node.seq])
+                if message is not None:
+                    keep(message)
+                last = node
+                node = node.next
+        finally:
+            self._derived_last = last  # consistent with ``messages`` even if a projection raised
         return MessageList(messages)
 
     def request_header(self) -> EpochHeader | None:
