@@ -19,12 +19,11 @@ lock for JSONL, SQLite's own locking), and a write is refused with
 ``STORE_CONFLICT`` when the stored log is not the one this instance last saw.
 """
 
-from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Self
 
 from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import Event, SessionHeader
@@ -223,7 +222,7 @@ class BackendBase:
                 self._tracked.clear()
                 self._release()
 
-    def __enter__(self) -> BackendBase:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *_exc: object) -> None:

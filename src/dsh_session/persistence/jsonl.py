@@ -18,7 +18,6 @@ writes or append over each other's events (``STORE_LOCKED``,
 belongs, and a vanished log is never re-created without its header.
 """
 
-from __future__ import annotations
 
 import contextlib
 import errno
@@ -273,7 +272,7 @@ class JsonlBackend(BackendBase):
             make_dirs(bucket)
         except OSError as error:
             raise io_error(error, "creating", bucket) from None
-        if os.path.lexists(path):
+        if os.path.lexists(path) or self._candidates(header.id):
             raise self._published_by_another(path)
         content = (header_line(header) + "\n").encode("utf-8") + payload
         tmp = f"{path}.{secrets.token_hex(6)}.tmp"
@@ -298,12 +297,19 @@ class JsonlBackend(BackendBase):
         try:
             fsync_dir(bucket)
             info = os.stat(path)
+            raced = len(self._candidates(header.id)) > 1
         except OSError as error:
             # Not durable: take the publish back so that the batch can simply be retried.
             _unlink_quietly(path)
             _unlink_quietly(tmp)
             raise io_error(error, "publishing", path) from None
+        except PersistenceError:
+            raced = True
         _unlink_quietly(tmp)
+        if raced:
+            # Another writer published the same id under another cwd meanwhile: back off.
+            _unlink_quietly(path)
+            raise self._published_by_another(path)
         return _FileToken(path, len(content), (info.st_dev, info.st_ino))
 
     def _append_lines(self, token: _FileToken, payload: bytes) -> _FileToken:
