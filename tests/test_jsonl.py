@@ -402,7 +402,12 @@ def line_for(kind: str, index: int) -> tuple[bytes, Any]:
         return b"null", None
     if kind == "number":
         return b"7", 7
-    record: dict[str, Any] = {"type": "turn/end" if kind == "turn-end" else "todo/write", "seq": index, "time": 1, "data": {}}
+    record: dict[str, Any] = {
+        "type": "turn/end" if kind == "turn-end" else "todo/write",
+        "seq": index,
+        "time": 1,
+        "data": {},
+    }
     if kind == "wrong-seq":
         record["seq"] = index + 1
     return json.dumps(record, separators=(",", ":")).encode(), record

@@ -19,7 +19,6 @@ lock for JSONL, SQLite's own locking), and a write is refused with
 ``STORE_CONFLICT`` when the stored log is not the one this instance last saw.
 """
 
-
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass

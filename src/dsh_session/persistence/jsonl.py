@@ -18,7 +18,6 @@ writes or append over each other's events (``STORE_LOCKED``,
 belongs, and a vanished log is never re-created without its header.
 """
 
-
 import contextlib
 import errno
 import os

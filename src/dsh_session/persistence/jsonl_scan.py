@@ -11,7 +11,6 @@ damage and refuse the load; the first one after it is where the crash tore the
 log, and the load keeps only what precedes it (``dsh_spec.storage``).
 """
 
-
 from typing import Any, NamedTuple
 
 from dsh_session.errors import Code

@@ -1,6 +1,5 @@
 """The one interface every persistence backend implements."""
 
-
 from collections.abc import Iterable
 from typing import NamedTuple, Protocol, runtime_checkable
 

@@ -130,7 +130,7 @@ def _precheck(path: str) -> None:
     wal = path + "-wal"
     if os.path.exists(wal) and os.path.getsize(wal) > 0:
         return  # page 1 may be newer in the WAL: let SQLite read the version
-    version = int.from_bytes(head[60:64], "big")
+    version = int.from_bytes(head[60:64], "big", signed=True)
     if version not in (0, SCHEMA_VERSION):
         raise _mismatch(path, f"has schema version {version}")
 
@@ -156,12 +156,12 @@ def _check_schema(conn: sqlite3.Connection, path: str) -> bool:
     names = sorted((kind, name) for kind, name in objects)
     if names != [("table", "events"), ("table", "sessions")]:
         raise _mismatch(path, f"holds {', '.join(f'{kind} {name}' for kind, name in names)}")
-    for table, columns in _COLUMNS.items():
-        if conn.execute(f"PRAGMA table_info({table})").fetchall() != columns:
-            raise _mismatch(path, f"has other columns in table {table}")
     strict = dict(conn.execute("SELECT name, strict FROM pragma_table_list WHERE schema = 'main'").fetchall())
     if strict.get("sessions") != 1 or strict.get("events") != 1:
         raise _mismatch(path, "has tables that are not STRICT")
+    for table, columns in _COLUMNS.items():
+        if conn.execute(f"PRAGMA table_info({table})").fetchall() != columns:
+            raise _mismatch(path, f"has other columns in table {table}")
     if conn.execute("PRAGMA foreign_key_list(events)").fetchall() != _FOREIGN_KEYS:
         raise _mismatch(path, "has another foreign key on events")
     return False
