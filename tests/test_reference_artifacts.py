@@ -66,7 +66,7 @@ def listed(text: str, key: str) -> list[str]:
     """The lines of an ``expected.json`` array (one JSON text per line, as the reference wrote it)."""
     lines = text.split("\n")
     start = lines.index(f'"{key}": [')
-    out = []
+    out: list[str] = []
     for line in lines[start + 1 :]:
         if line.startswith("]"):
             return out
