@@ -1,5 +1,5 @@
 """Crash repair: the closers of an open turn (the reference's repair cases, core.md §11 70-80,
-and the edges where we had to decide, docs/deviations.md D7).
+and the edges where we had to decide, docs/deviations.md P1).
 
 Every case checks the implementation against a hand-written expectation and
 against the spec.

@@ -6,7 +6,7 @@ does: an error ``tool/result`` for each call of the open step that has no
 result yet (paired by ``callId``), then ``step/end`` if a step is open, then
 ``turn/end`` with reason ``interrupted``. Seqs continue the log and every
 closer carries the last event's ``time``. See ``dsh_spec.repair`` for the rules
-and ``docs/deviations.md`` (D7) for where we differ from the reference.
+and ``docs/deviations.md`` (P1) for where we differ from the reference.
 
 Closers are written with the reference's key order, ``type, seq, time, data,
 surfaceOp, sourceEventSeqs`` (:data:`CLOSER_KEY_ORDER`), which differs from the
