@@ -74,7 +74,7 @@ def test_stored_logs_are_admitted_as_seeds(mutations: list[tuple[int, tuple[str,
     except InvalidEventError as error:
         seeded = (error.code, error.seq)
     try:
-        admitted: Any = admit_stored((r, Where("p", None, f"row {i}")) for i, r in enumerate(records))[0]
+        admitted: Any = admit_stored(records, lambda i: Where("p", None, f"row {i}"))[0]
     except CorruptStoreError as error:
         admitted = (error.code, error.seq)
     assert admitted == seeded
@@ -84,7 +84,7 @@ def test_a_stored_record_that_is_not_an_object_is_malformed() -> None:
     records: list[Any] = valid_records()
     records[4] = None
     try:
-        admit_stored((r, Where("p", 7, "line 7")) for r in records)
+        admit_stored(records, lambda i: Where("p", i + 3, f"line {i + 3}"))
     except CorruptStoreError as error:
         assert (error.code, error.seq, error.line) == (Code.MALFORMED_EVENT, 4, 7)
     else:

@@ -51,8 +51,13 @@ class LogAdmitter:
         return event
 
 
+#: The key orders ``append`` writes (the surface fields are optional).
+_USUAL_ORDERS = frozenset(
+    tuple(key for key in EVENT_KEY_ORDER if key not in left_out)
+    for left_out in ((), ("sourceEventSeqs",), ("surfaceOp",), ("sourceEventSeqs", "surfaceOp"))
+)
+
+
 def _key_order(record: Mapping[str, Any]) -> tuple[str, ...] | None:
     keys = tuple(record)
-    if keys == tuple(key for key in EVENT_KEY_ORDER if key in record):
-        return None
-    return keys
+    return None if keys in _USUAL_ORDERS else keys

@@ -19,8 +19,10 @@ lock for JSONL, SQLite's own locking), and a write is refused with
 ``STORE_CONFLICT`` when the stored log is not the one this instance last saw.
 """
 
+import contextlib
+import gc
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Self
 
@@ -28,6 +30,7 @@ from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence._admit import LogAdmitter
 from dsh_session.persistence._codec import check_header
+from dsh_session.persistence._fast_freeze import Unusual, freeze_parsed
 from dsh_session.persistence.errors import (
     CorruptStoreError,
     SessionExistsError,
@@ -67,34 +70,63 @@ class Where(NamedTuple):
 
 
 def admit_stored(
-    records: Iterable[tuple[Any, Where]], admitter: LogAdmitter | None = None
+    records: Iterable[Any], where: Callable[[int], Where], admitter: LogAdmitter | None = None
 ) -> tuple[list[Event], LogAdmitter]:
-    """Admit stored records as a seed; a refusal names the file and line or row."""
+    """Admit stored records as a seed; a refusal names the file and line or row (``where(index)``).
+
+    ``records`` are events or JSON objects fresh from a loader's parser (their
+    ``data`` is frozen by the fast path, which relies on that).
+    """
     admitter = admitter or LogAdmitter()
     events: list[Event] = []
     append = events.append
     admit = admitter.admit
-    for record, where in records:
-        if not isinstance(record, dict | Event):
+    for index, record in enumerate(records):
+        if type(record) is dict:
+            if "data" in record:
+                # Parser output: freeze it the fast way, and admission takes it as it is. If the
+                # fast way gives up, admission's own freeze names the problem.
+                with contextlib.suppress(Unusual):
+                    record["data"] = freeze_parsed(record["data"])
+        elif not isinstance(record, Event):
+            place = where(index)
             raise CorruptStoreError(
                 Code.MALFORMED_EVENT,
-                f"{where.path}: {where.label}: the stored record is not an event object",
-                path=where.path,
-                line=where.line,
-                seq=admitter.next_seq,
+                f"{place.path}: {place.label}: the stored record is not an event object",
+                path=place.path,
+                line=place.line,
+                seq=index,
             )
         try:
             append(admit(record))
         except InvalidEventError as error:
+            place = where(index)
             raise CorruptStoreError(
                 error.code,
-                f"{where.path}: {where.label}: the stored event breaks a rule of the log: {error.message}. "
+                f"{place.path}: {place.label}: the stored event breaks a rule of the log: {error.message}. "
                 "The log cannot seed a session; repair or remove that event by hand",
-                path=where.path,
-                line=where.line,
+                path=place.path,
+                line=place.line,
                 seq=error.seq,
             ) from None
     return events, admitter
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Hold the cyclic garbage collector off while a log is read.
+
+    A load builds millions of small containers and no cycles; every collection
+    the allocations would trigger scans them all again, which costs a third of a
+    load's time and grows with the log. Restored (if it was on) afterwards.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def close_open_turn(events: list[Event], admitter: LogAdmitter) -> list[Event]:
@@ -185,10 +217,11 @@ class BackendBase:
                         event_type=event.type,
                     )
             admitter = state.admitter
-            if admitter is None:
-                admitter = (
-                    self._load(session_id, state.cursor).admitter if state.materialized else LogAdmitter()
-                )
+            if admitter is None:  # rebuild what a refused batch spoilt, from storage
+                admitter = LogAdmitter()
+                if state.materialized:
+                    with gc_paused():
+                        admitter = self._load(session_id, state.cursor).admitter
                 state.admitter = admitter
             try:
                 admitted = [admitter.admit(event) for event in batch]
@@ -231,7 +264,8 @@ class BackendBase:
 
     def _adopt(self, session_id: str) -> tuple[Tracked, Loaded]:
         """Load (and repair) the stored session and track it as loaded."""
-        loaded = self._load(session_id, None)
+        with gc_paused():
+            loaded = self._load(session_id, None)
         state = Tracked(loaded.header, len(loaded.events), True, loaded.admitter, loaded.token)
         self._tracked[session_id] = state
         return state, loaded

@@ -31,16 +31,16 @@ def _refuse(token: str) -> Any:
     raise ValueError(f"{token} is not JSON")
 
 
-def _integer(token: str) -> int | float:
-    number = int(token)
-    return number if -_EXACT <= number <= _EXACT else float(token)
-
-
-_DECODER = json.JSONDecoder(parse_int=_integer, parse_constant=_refuse)
+_DECODER = json.JSONDecoder(parse_constant=_refuse)
 
 
 def parse(text: str) -> Any:
-    """``JSON.parse(text)`` as raw Python values, or :data:`HOLE`."""
+    """``JSON.parse(text)`` as raw Python values, or :data:`HOLE`.
+
+    Integers come back exact, even beyond 2**53 where JavaScript rounds them to
+    a double: freezing rounds them the same way (``_fast_freeze``), and every
+    envelope field refuses such a number whether it is rounded or not.
+    """
     try:
         return _DECODER.decode(text)
     except (ValueError, RecursionError):

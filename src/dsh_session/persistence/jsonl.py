@@ -114,7 +114,7 @@ class JsonlBackend(BackendBase):
         header = scan.header
         self._check_location(header, session_id, path)
         events, admitter = admit_stored(
-            (record, Where(path, index + 2, f"line {index + 2}")) for index, record in enumerate(scan.records)
+            scan.records, lambda index: Where(path, index + 2, f"line {index + 2}")
         )
         info = os.fstat(fd)
         identity = (info.st_dev, info.st_ino)

@@ -48,9 +48,7 @@ class MemoryBackend(BackendBase):
         check_version(header.version, header.id, path=_PATH)
         if expect is not None and len(log) != expect:
             raise self._conflict(session_id, expect, len(log))
-        events, admitter = admit_stored(
-            (event, Where(_PATH, None, f"seq {index}")) for index, event in enumerate(log)
-        )
+        events, admitter = admit_stored(log, lambda index: Where(_PATH, None, f"seq {index}"))
         if expect is None:
             log.extend(close_open_turn(events, admitter))
         return Loaded(header, events, admitter, len(log))

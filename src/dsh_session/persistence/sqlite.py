@@ -112,9 +112,9 @@ class SqliteBackend(BackendBase):
         header = self._header(row)
         records = [_record(row) for row in rows]
         preserved = self._scan(rows, records)
+        del records[preserved:]
         events, admitter = admit_stored(
-            (records[index], Where(self.path, None, f"row seq {rows[index][0]}"))
-            for index in range(preserved)
+            records, lambda index: Where(self.path, None, f"row seq {rows[index][0]}")
         )
         del records
         if expect is not None:
