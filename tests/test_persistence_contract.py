@@ -499,3 +499,18 @@ def test_an_append_to_a_stored_torn_session_repairs_it_first(durable: Env) -> No
         backend.append("s", events[8:])  # the load closed turn 2 at seq 8
     assert raised.value.code is Code.SEQ_NOT_CONTIGUOUS
     assert [e.type for e in durable.backend().load("s").events[8:]] == ["turn/end"]
+
+
+def test_a_load_leaves_the_garbage_collector_as_it_found_it(env: Env) -> None:
+    import gc
+
+    stored(env, "s", one_turn_log())
+    assert gc.isenabled()
+    env.backend().load("s")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        env.backend().load("s")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -16,7 +16,7 @@ import json
 from typing import Any, Final
 
 from dsh_session.errors import Code
-from dsh_session.event import APPEND, SESSION_FORMAT_VERSION, Event, Replace, SessionHeader
+from dsh_session.event import SESSION_FORMAT_VERSION, Event, Replace, SessionHeader
 from dsh_session.js_json import dumps, js_string
 from dsh_session.persistence.errors import CorruptStoreError, IncompatibleStoreError, InvalidHeaderError
 
@@ -225,7 +225,6 @@ def check_version(version: object, session_id: object, *, path: str, line: int |
 
 
 __all__ = [
-    "APPEND",
     "HOLE",
     "check_header",
     "check_version",
