@@ -514,3 +514,12 @@ def test_a_load_leaves_the_garbage_collector_as_it_found_it(env: Env) -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_append_takes_events_only(env: Env) -> None:
+    backend = env.backend()
+    backend.create(header("s"))
+    record: object = one_turn_log()[0].to_json()
+    with pytest.raises(TypeError, match="dict"):  # a generator: beartype does not look inside
+        backend.append("s", (item for item in [record]))  # type: ignore[misc]
+    assert backend.list() == ()

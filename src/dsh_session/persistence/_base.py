@@ -198,6 +198,9 @@ class BackendBase:
     def append(self, session_id: str, events: Iterable[Event]) -> None:
         """Store a batch that continues the session's log; returns once it is durable."""
         batch = list(events)
+        strays = [type(event).__name__ for event in batch if not isinstance(event, Event)]
+        if strays:
+            raise TypeError(f"append takes dsh_session.Event objects, got {', '.join(sorted(set(strays)))}")
         with self._lock:
             self._check_open()
             state = self._tracked.get(session_id)
