@@ -9,7 +9,8 @@ Writes go in batches of ``--batch`` events (default: one turn, 13 events; each
 batch is one fsync or one transaction, as a flush per turn would be). A load is
 timed in a fresh backend instance; its peak memory is measured separately with
 ``tracemalloc`` (which slows the load it measures). Figures are wall-clock on
-whatever machine runs this; compare ratios, not absolutes.
+whatever machine runs this (CPU time beside it: less disturbed by other
+processes); compare ratios, not absolutes.
 """
 
 from __future__ import annotations
@@ -112,18 +113,18 @@ def run(kind: str, events: list[Event], batch: int, memory: bool) -> dict[str, A
         open_backend = opener(kind, where)
         backend = open_backend()
         backend.create(SessionHeader("w1", 1767225600000))
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         for start in range(0, len(events), batch):
             backend.append("w1", events[start : start + batch])
-        write = time.perf_counter() - started
+        write, write_cpu = time.perf_counter() - started, time.process_time() - cpu
         backend.close()
         size = stored_bytes(where)
 
         gc.collect()
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         loading = open_backend()
         loaded = loading.load("w1")
-        load = time.perf_counter() - started
+        load, load_cpu = time.perf_counter() - started, time.process_time() - cpu
         assert len(loaded.events) == len(events)
         loading.close()
         del loaded, loading
@@ -145,9 +146,12 @@ def run(kind: str, events: list[Event], batch: int, memory: bool) -> dict[str, A
             "batch": batch,
             "bytes": size,
             "write_s": round(write, 3),
+            "write_cpu_s": round(write_cpu, 3),
             "write_events_per_s": round(len(events) / write),
             "load_s": round(load, 3),
+            "load_cpu_s": round(load_cpu, 3),
             "load_events_per_s": round(len(events) / load),
+            "load_us_per_event_cpu": round(load_cpu / len(events) * 1e6, 1),
             "load_peak_mib": None if peak is None else round(peak / 2**20, 1),
         }
     finally:
@@ -177,8 +181,10 @@ def main() -> None:
     for kind in args.backends.split(","):
         sizes = sorted(n for b, n in by if b == kind)
         for small, large in itertools.pairwise(sizes):
-            ratio = by[(kind, large)]["load_s"] / max(by[(kind, small)]["load_s"], 1e-9)
-            print(f"{kind}: load {large} / load {small} = {ratio:.2f} (x{large / small:g} events)")
+            wall = by[(kind, large)]["load_s"] / max(by[(kind, small)]["load_s"], 1e-9)
+            cpu = by[(kind, large)]["load_cpu_s"] / max(by[(kind, small)]["load_cpu_s"], 1e-9)
+            growth = large / small
+            print(f"{kind}: load {large} / {small}: wall x{wall:.2f}, cpu x{cpu:.2f} (x{growth:g} events)")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
 
