@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno as _errno
-import fcntl
 import os
 import time
 from collections.abc import Iterator
@@ -76,6 +75,8 @@ def locked(fd: int, *, exclusive: bool, timeout: float, path: str) -> Iterator[N
     The lock is advisory: it keeps out every dsh-session process (and every
     other backend instance in this one), not a writer that does not ask for it.
     """
+    import fcntl  # POSIX only: imported here so that the package imports everywhere
+
     mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
     deadline = time.monotonic() + timeout
     pause = 0.001
