@@ -8,9 +8,13 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import dsh_spec
 from dsh_session import (
     Code,
     CorruptStoreError,
@@ -22,6 +26,7 @@ from dsh_session import (
     UnrepresentableError,
 )
 from dsh_session.persistence import SCHEMA_VERSION
+from dsh_session.persistence.sqlite import _record
 from tests.backends import file_mode
 from tests.logs import LogBuilder, header, one_turn_log
 
@@ -324,3 +329,34 @@ def test_a_lone_surrogate_a_text_column_cannot_hold_is_refused(tmp_path: Path) -
     backend.append("s", [Event("odd", 0, 1, {"text": "\ud800 is fine inside JSON"})])
     assert backend.load("s").events[0].data == {"text": "\ud800 is fine inside JSON"}
     assert backend.list()[0].id == "s"
+
+
+# -- the row scan equals the spec's rule ------------------------------------------------------
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 2), st.sampled_from(["todo/write", "turn/end"]), st.booleans()),
+        max_size=12,
+    )
+)
+def test_the_row_scan_keeps_what_the_spec_keeps(shape: list[tuple[int, str, bool]]) -> None:
+    """Rows come sorted by seq, unique: a step of 2 leaves a gap; a flag marks a row that does not parse."""
+    rows: list[tuple[Any, ...]] = []
+    records: list[object] = []
+    seq = -1
+    for step, kind, broken in shape:
+        seq += step
+        rows.append((seq, kind, 1, "{" if broken else "{}", None, None))
+        records.append(dsh_spec.HOLE if broken else {"type": kind, "seq": seq, "time": 1, "data": {}})
+    expected = dsh_spec.preserved_prefix(records)
+    with SqliteBackend(":memory:") as backend:
+        parsed = [_record(row) for row in rows]
+        if isinstance(expected, dsh_spec.Rejection):
+            with pytest.raises(CorruptStoreError) as raised:
+                backend._scan(rows, parsed)
+            assert raised.value.code is expected.code
+            assert raised.value.seq == rows[expected.seq or 0][0]
+        else:
+            assert backend._scan(rows, parsed) == expected
