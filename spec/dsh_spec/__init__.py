@@ -29,6 +29,14 @@ from dsh_spec.invariants import (
 from dsh_spec.json_value import Json, NotJson, canonical_json, is_json_value, js_string
 from dsh_spec.projection import Message, derive_event_message, derive_messages
 from dsh_spec.rejection import Rejection
+from dsh_spec.repair import (
+    CLOSER_KEYS,
+    INTERRUPTED_RESULT_TEXT,
+    closer_json,
+    interrupted_turn_closers,
+    repair,
+)
+from dsh_spec.storage import HOLE, cwd_bucket, encode_segment, preserved_prefix
 from dsh_spec.surface import Surface, SurfaceNode, fold_surface, shadowed, surface_nodes
 from dsh_spec.tool_pairing import region_balanced, tool_pairing_balanced
 from dsh_spec.validation import (
@@ -72,7 +80,10 @@ from dsh_spec.request_header import (
 __all__ = [
     "ABSENT",
     "APPEND",
+    "CLOSER_KEYS",
     "EVENT_KEYS",
+    "HOLE",
+    "INTERRUPTED_RESULT_TEXT",
     "SESSION_FORMAT_VERSION",
     "SURFACE_TYPES",
     "Code",
@@ -93,16 +104,22 @@ __all__ = [
     "check_log",
     "check_seed",
     "check_seed_with_invariants",
+    "closer_json",
+    "cwd_bucket",
     "derive_event_message",
     "derive_messages",
+    "encode_segment",
     "event_json",
     "fold_surface",
+    "interrupted_turn_closers",
     "is_json_value",
     "is_surface_type",
     "js_string",
     "parse_record",
     "payload_problem",
+    "preserved_prefix",
     "region_balanced",
+    "repair",
     "shadowed",
     "surface_nodes",
     "surface_op_json",

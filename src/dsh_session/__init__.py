@@ -14,6 +14,7 @@ from dsh_session.errors import (
 )
 from dsh_session.event import (
     APPEND,
+    EVENT_KEY_ORDER,
     SESSION_FORMAT_VERSION,
     SURFACE_TYPES,
     Event,
@@ -24,7 +25,27 @@ from dsh_session.event import (
 )
 from dsh_session.invariants import Violation, check_log
 from dsh_session.json_value import NotJsonError, freeze, is_json_value
+from dsh_session.persistence import (
+    CorruptStoreError,
+    IncompatibleStoreError,
+    InvalidHeaderError,
+    JsonlBackend,
+    MemoryBackend,
+    MemoryStore,
+    PersistenceError,
+    SessionBackend,
+    SessionExistsError,
+    SessionNotFoundError,
+    SqliteBackend,
+    StoreClosedError,
+    StoreConflictError,
+    StoredSession,
+    StoreIOError,
+    StoreLockedError,
+    UnrepresentableError,
+)
 from dsh_session.projection import Message, derive_event_message
+from dsh_session.repair import CLOSER_KEY_ORDER, interrupted_turn_closers
 from dsh_session.session import Session, now_ms
 from dsh_session.surface import SurfaceManager
 from dsh_session.tool_pairing import region_balanced, tool_pairing_balanced
@@ -55,30 +76,50 @@ from dsh_session.store import ObserverError, SessionMeta, SessionStore, SessionS
 
 __all__ = [
     "APPEND",
+    "CLOSER_KEY_ORDER",
+    "EVENT_KEY_ORDER",
     "SESSION_FORMAT_VERSION",
     "SURFACE_TYPES",
     "Code",
+    "CorruptStoreError",
     "DshSessionError",
     "Event",
     "EventLog",
     "FrozenDict",
     "FrozenList",
+    "IncompatibleStoreError",
     "InvalidEventError",
+    "InvalidHeaderError",
     "InvariantViolationError",
+    "JsonlBackend",
+    "MemoryBackend",
+    "MemoryStore",
     "Message",
     "MessageList",
     "NotJsonError",
+    "PersistenceError",
     "Replace",
     "Session",
+    "SessionBackend",
+    "SessionExistsError",
     "SessionHeader",
+    "SessionNotFoundError",
+    "SqliteBackend",
+    "StoreClosedError",
+    "StoreConflictError",
+    "StoreIOError",
+    "StoreLockedError",
+    "StoredSession",
     "SurfaceManager",
     "SurfaceNode",
     "SurfaceOp",
     "ToolPairingError",
+    "UnrepresentableError",
     "Violation",
     "check_log",
     "derive_event_message",
     "freeze",
+    "interrupted_turn_closers",
     "is_json_value",
     "now_ms",
     "region_balanced",

@@ -32,7 +32,7 @@ MISSING: Any = object()
 # ``object.__setattr__``, on the path every append takes.
 class _EventTwin:
     # Same names in the same order as ``Event``'s, or the class switch is refused.
-    __slots__ = ("type", "seq", "time", "data", "source_event_seqs", "surface_op")  # noqa: RUF023
+    __slots__ = ("type", "seq", "time", "data", "source_event_seqs", "surface_op", "key_order")  # noqa: RUF023
 
     def __init__(
         self,
@@ -49,6 +49,7 @@ class _EventTwin:
         self.data = data
         self.source_event_seqs = refs
         self.surface_op = op
+        self.key_order = None
 
 
 assert Event.__slots__ == _EventTwin.__slots__ == tuple(Event.__dataclass_fields__)

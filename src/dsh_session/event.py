@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple
 
 from dsh_session._frozen import thaw
@@ -16,6 +16,9 @@ SURFACE_TYPES: Final = frozenset(
 )
 
 APPEND: Final = "append"
+
+#: The top-level keys of an event record in the order ``Session.append`` writes them.
+EVENT_KEY_ORDER: Final = ("type", "seq", "time", "data", "sourceEventSeqs", "surfaceOp")
 
 
 class Replace(NamedTuple):
@@ -39,6 +42,12 @@ class Event:
     In a session's log, ``data`` is a frozen canonical JSON value and the
     record cannot be changed. ``None`` in ``source_event_seqs`` or
     ``surface_op`` means the key is absent (``null`` is never valid there).
+
+    ``key_order`` is the order of the record's top-level keys when it is not
+    :data:`EVENT_KEY_ORDER` (crash closers put ``surfaceOp`` before
+    ``sourceEventSeqs``; a loaded JSONL line keeps the order it was written
+    in). It only affects :meth:`to_json` and the bytes a backend writes, never
+    equality.
     """
 
     type: str
@@ -47,9 +56,10 @@ class Event:
     data: Any
     source_event_seqs: tuple[int, ...] | None = None
     surface_op: SurfaceOp | None = None
+    key_order: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        """A plain, mutable JSON record with the reference's key order."""
+        """A plain, mutable JSON record, keys in the event's order (see ``key_order``)."""
         out: dict[str, Any] = {
             "type": self.type,
             "seq": self.seq,
@@ -61,7 +71,12 @@ class Event:
         if self.surface_op is not None:
             op = self.surface_op
             out["surfaceOp"] = op.to_json() if isinstance(op, Replace) else op
-        return out
+        order = self.key_order
+        if order is None:
+            return out
+        ordered = {key: out[key] for key in order if key in out}
+        ordered.update(out)
+        return ordered
 
 
 class SurfaceNode(NamedTuple):

@@ -1,0 +1,113 @@
+"""What a stored log keeps after a crash, and where the JSONL layout puts it.
+
+**The committed region.** A stored log is a header and a list of records, one
+per event: a JSONL line or a SQLite row. A record that does not parse is a
+*hole*. A crash can only damage the end of a log -- the write that was in
+flight -- so the last ``turn/end`` on record marks everything before it as
+committed: a hole, or a record whose ``seq`` is not its index (a *gap*), at or
+before it means the log was damaged and the load is refused
+(``STORE_CORRUPT``). After it, the first hole or gap is where the crash tore
+the log: that record and everything after it are cut away. A record that
+parses but is not an object counts as a gap (the reference crashes on a
+``null`` line; we do not). Whether the kept records are valid events is the
+seed's business (``validation.check_seed``), not this rule's.
+
+**The JSONL layout.** A session with working directory ``cwd`` lives in the
+directory ``cwd-<h12>`` (the first 12 hex digits of SHA-256 of ``cwd`` in
+UTF-8, a lone surrogate counting as U+FFFD, as Node encodes it), or
+``_no-cwd`` without one; its file is ``<encode_segment(id)>.jsonl``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Final
+
+from dsh_spec.codes import Code
+from dsh_spec.rejection import Rejection
+
+
+class _Hole:
+    """The type of :data:`HOLE`."""
+
+    def __repr__(self) -> str:
+        return "HOLE"
+
+
+#: A stored record that did not parse as JSON.
+HOLE: Final = _Hole()
+
+NO_CWD_BUCKET = "_no-cwd"
+
+_LITERAL = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
+def preserved_prefix(records: Sequence[object]) -> int | Rejection:
+    """How many leading records a load keeps, or why the log is refused.
+
+    ``records`` are the parsed JSON values of the stored records in order,
+    :data:`HOLE` for one that did not parse.
+    """
+    last_turn_end = -1
+    for index, record in enumerate(records):
+        if isinstance(record, dict) and record.get("type") == "turn/end":
+            last_turn_end = index
+    for index, record in enumerate(records):
+        if record is HOLE:
+            problem = "does not parse"
+        elif not has_seq(record, index):
+            problem = f"is not the event with seq {index}"
+        else:
+            continue
+        if index <= last_turn_end:
+            return Rejection(
+                Code.STORE_CORRUPT,
+                index,
+                f"record {index} {problem}, before the turn/end at record {last_turn_end}",
+            )
+        return index
+    return len(records)
+
+
+def has_seq(record: object, index: int) -> bool:
+    """True when ``record`` is an object whose ``seq`` is the number ``index``
+    (``1.0`` is 1, ``true`` is not)."""
+    if not isinstance(record, dict):
+        return False
+    seq = record.get("seq")
+    return type(seq) in (int, float) and seq == index
+
+
+def encode_segment(name: str) -> str | Rejection:
+    """The file-name segment for a session id: injective, and never a path.
+
+    ASCII letters, digits, ``.``, ``_`` and ``-`` stand for themselves; every
+    other UTF-16 code unit (``~`` included) becomes ``~`` and four upper-case
+    hex digits. The names ``.`` and ``..`` are escaped whole. The empty id has
+    no segment.
+    """
+    if name == "":
+        return Rejection(Code.INVALID_HEADER, None, "an empty session id has no file name")
+    if name in (".", ".."):
+        return "~002E" * len(name)
+    out = []
+    for unit in utf16_units(name):
+        char = chr(unit)
+        out.append(char if char in _LITERAL else f"~{unit:04X}")
+    return "".join(out)
+
+
+def cwd_bucket(cwd: str | None) -> str:
+    """The directory (under the root) that holds the sessions of working directory ``cwd``."""
+    if cwd is None:
+        return NO_CWD_BUCKET
+    units = b"".join(unit.to_bytes(2, "little") for unit in utf16_units(cwd))
+    text = units.decode("utf-16-le", "replace")  # a lone surrogate becomes U+FFFD
+    return "cwd-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def utf16_units(text: str) -> list[int]:
+    """The UTF-16 code units of ``text`` (a lone surrogate is one unit)."""
+    data = text.encode("utf-16-le", "surrogatepass")
+    return [int.from_bytes(data[i : i + 2], "little") for i in range(0, len(data), 2)]

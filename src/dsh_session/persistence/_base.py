@@ -1,0 +1,285 @@
+"""What every backend shares: the session bookkeeping and the load pipeline.
+
+A backend keeps, for each session it has created, loaded or appended to, its
+header, its *cursor* (the seq the next append must start at), whether it is
+*materialized* (stored at all) and the surface admitted so far. Storage
+specifics live in subclasses, behind a handful of hooks; the rules live here,
+so every backend enforces the same ones:
+
+- ``create`` writes nothing (lazy materialization);
+- ``append`` checks contiguity and admits every event before anything is
+  written; a failed write leaves the cursor where it was, so the batch can be
+  retried;
+- ``load`` validates the stored log as a seed, closes an open turn and has the
+  backend make that repair durable.
+
+One lock serializes the public operations of a backend instance, so it may be
+shared between threads. Other processes are kept out by the backend (a file
+lock for JSONL, SQLite's own locking), and a write is refused with
+``STORE_CONFLICT`` when the stored log is not the one this instance last saw.
+"""
+
+import contextlib
+import gc
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Self
+
+from dsh_session.errors import Code, InvalidEventError
+from dsh_session.event import Event, SessionHeader
+from dsh_session.persistence._admit import LogAdmitter
+from dsh_session.persistence._codec import check_header
+from dsh_session.persistence._fast_freeze import Unusual, freeze_parsed
+from dsh_session.persistence.errors import (
+    CorruptStoreError,
+    SessionExistsError,
+    SessionNotFoundError,
+    StoreClosedError,
+)
+from dsh_session.persistence.protocol import StoredSession
+from dsh_session.repair import interrupted_turn_closers
+
+
+@dataclass
+class Tracked:
+    """A session this backend instance knows about."""
+
+    header: SessionHeader
+    cursor: int
+    materialized: bool
+    admitter: LogAdmitter | None  # None: stale after a refused batch; rebuilt from storage
+    token: Any = None  # the backend's note of what it last saw on disk
+
+
+class Loaded(NamedTuple):
+    """A stored log read and admitted by a backend (closers included, repair done)."""
+
+    header: SessionHeader
+    events: list[Event]
+    admitter: LogAdmitter
+    token: Any
+
+
+class Where(NamedTuple):
+    """Where a stored record sits, for error messages."""
+
+    path: str
+    line: int | None  # JSONL: physical line (1 is the header)
+    label: str  # "line 7" or "row seq 5"
+
+
+def admit_stored(
+    records: Iterable[Any], where: Callable[[int], Where], admitter: LogAdmitter | None = None
+) -> tuple[list[Event], LogAdmitter]:
+    """Admit stored records as a seed; a refusal names the file and line or row (``where(index)``).
+
+    ``records`` are events or JSON objects fresh from a loader's parser (their
+    ``data`` is frozen by the fast path, which relies on that).
+    """
+    admitter = admitter or LogAdmitter()
+    events: list[Event] = []
+    append = events.append
+    admit = admitter.admit
+    for index, record in enumerate(records):
+        if type(record) is dict:
+            if "data" in record:
+                # Parser output: freeze it the fast way, and admission takes it as it is. If the
+                # fast way gives up, admission's own freeze names the problem.
+                with contextlib.suppress(Unusual):
+                    record["data"] = freeze_parsed(record["data"])
+        elif not isinstance(record, Event):
+            place = where(index)
+            raise CorruptStoreError(
+                Code.MALFORMED_EVENT,
+                f"{place.path}: {place.label}: the stored record is not an event object",
+                path=place.path,
+                line=place.line,
+                seq=index,
+            )
+        try:
+            append(admit(record))
+        except InvalidEventError as error:
+            place = where(index)
+            raise CorruptStoreError(
+                error.code,
+                f"{place.path}: {place.label}: the stored event breaks a rule of the log: {error.message}. "
+                "The log cannot seed a session; repair or remove that event by hand",
+                path=place.path,
+                line=place.line,
+                seq=error.seq,
+            ) from None
+    return events, admitter
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Hold the cyclic garbage collector off while a log is read.
+
+    A load builds millions of small containers and no cycles; every collection
+    the allocations would trigger scans them all again, which costs a third of a
+    load's time and grows with the log. Restored (if it was on) afterwards.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def close_open_turn(events: list[Event], admitter: LogAdmitter) -> list[Event]:
+    """Append the crash closers to ``events`` (admitted, so the surface stays current); return them."""
+    closers = [admitter.admit(event) for event in interrupted_turn_closers(events)]
+    events.extend(closers)
+    return closers
+
+
+class BackendBase:
+    """The shared half of a backend; subclasses implement the storage hooks below."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._tracked: dict[str, Tracked] = {}
+        self._closed = False
+
+    # -- storage hooks --------------------------------------------------------------------
+
+    def _check_storable(self, header: SessionHeader) -> None:
+        """Refuse a header this backend cannot store faithfully."""
+
+    def _check_events_storable(self, events: Sequence[Event]) -> None:
+        """Refuse events this backend cannot store faithfully."""
+
+    def _exists(self, session_id: str) -> bool:
+        raise NotImplementedError
+
+    def _load(self, session_id: str, expect: int | None) -> Loaded:
+        """Read, admit and -- when ``expect`` is None -- repair durably the stored log.
+
+        With ``expect`` set, only re-read: the stored log must hold exactly that
+        many events and no torn tail, or the read fails with ``STORE_CONFLICT``.
+        Raises ``SESSION_NOT_FOUND`` when nothing is stored.
+        """
+        raise NotImplementedError
+
+    def _write(self, state: Tracked, events: Sequence[Event]) -> Any:
+        """Store ``events`` durably after the ``state.cursor`` events stored so far, first
+        publishing the header when ``state.materialized`` is false; return the new token."""
+        raise NotImplementedError
+
+    def _headers(self) -> Iterator[SessionHeader]:
+        raise NotImplementedError
+
+    def _release(self) -> None:
+        """Free what the backend holds (called once, by ``close``)."""
+
+    # -- the interface -------------------------------------------------------------------
+
+    def create(self, header: SessionHeader) -> None:
+        """Register a new session; nothing is stored before its first events."""
+        with self._lock:
+            self._check_open()
+            check_header(header)
+            self._check_storable(header)
+            if header.id in self._tracked:
+                raise SessionExistsError(
+                    Code.SESSION_ALREADY_EXISTS,
+                    f"session {header.id!r} already exists in this backend; pick another id",
+                )
+            if self._exists(header.id):
+                raise SessionExistsError(
+                    Code.SESSION_ALREADY_EXISTS,
+                    f"session {header.id!r} already has a stored log; load it instead of creating it",
+                )
+            self._tracked[header.id] = Tracked(header, 0, False, LogAdmitter())
+
+    def append(self, session_id: str, events: Iterable[Event]) -> None:
+        """Store a batch that continues the session's log; returns once it is durable."""
+        batch = list(events)
+        strays = [type(event).__name__ for event in batch if not isinstance(event, Event)]
+        if strays:
+            raise TypeError(f"append takes dsh_session.Event objects, got {', '.join(sorted(set(strays)))}")
+        with self._lock:
+            self._check_open()
+            state = self._tracked.get(session_id)
+            if not batch:
+                if state is None and not self._exists(session_id):
+                    raise self._not_found(session_id)
+                return
+            if state is None:
+                state, _ = self._adopt(session_id)
+            for index, event in enumerate(batch):
+                if event.seq != state.cursor + index:
+                    raise InvalidEventError(
+                        Code.SEQ_NOT_CONTIGUOUS,
+                        f"append to {session_id!r}: expected seq {state.cursor + index} at index {index} "
+                        f"of the batch, got {event.seq!r}; the stored log has {state.cursor} event(s)",
+                        seq=state.cursor + index,
+                        event_type=event.type,
+                    )
+            admitter = state.admitter
+            if admitter is None:  # rebuild what a refused batch spoilt, from storage
+                admitter = LogAdmitter()
+                if state.materialized:
+                    with gc_paused():
+                        admitter = self._load(session_id, state.cursor).admitter
+                state.admitter = admitter
+            try:
+                admitted = [admitter.admit(event) for event in batch]
+                self._check_events_storable(admitted)
+                state.token = self._write(state, admitted)
+            except BaseException:
+                state.admitter = None  # it has folded part of a batch that was not stored
+                raise
+            state.cursor += len(admitted)
+            state.materialized = True
+
+    def load(self, session_id: str) -> StoredSession:
+        """Read the session's stored log, repaired (torn tail cut, open turn closed)."""
+        with self._lock:
+            self._check_open()
+            _, loaded = self._adopt(session_id)
+            return StoredSession(loaded.header, tuple(loaded.events))
+
+    def list(self) -> tuple[SessionHeader, ...]:
+        """The headers of the stored sessions, sorted by id."""
+        with self._lock:
+            self._check_open()
+            return tuple(sorted(self._headers(), key=lambda header: header.id))
+
+    def close(self) -> None:
+        """Release the backend. Idempotent; every later call raises ``STORE_CLOSED``."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._tracked.clear()
+                self._release()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _adopt(self, session_id: str) -> tuple[Tracked, Loaded]:
+        """Load (and repair) the stored session and track it as loaded."""
+        with gc_paused():
+            loaded = self._load(session_id, None)
+        state = Tracked(loaded.header, len(loaded.events), True, loaded.admitter, loaded.token)
+        self._tracked[session_id] = state
+        return state, loaded
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreClosedError(Code.STORE_CLOSED, f"{type(self).__name__} is closed; open a new one")
+
+    def _not_found(self, session_id: str, where: str = "") -> SessionNotFoundError:
+        suffix = f" in {where}" if where else ""
+        return SessionNotFoundError(
+            Code.SESSION_NOT_FOUND,
+            f"session {session_id!r} not found{suffix}; create it first or check the id",
+        )

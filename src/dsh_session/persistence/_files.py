@@ -1,0 +1,100 @@
+"""Small file-system helpers for the JSONL backend: durable writes and a session lock."""
+
+from __future__ import annotations
+
+import errno as _errno
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from dsh_session.errors import Code
+from dsh_session.persistence.errors import StoreIOError, StoreLockedError
+
+
+def io_error(error: OSError, action: str, path: str) -> StoreIOError:
+    """A typed error for an operating-system failure while doing ``action`` on ``path``."""
+    name = _errno.errorcode.get(error.errno or 0, "unknown")
+    return StoreIOError(
+        f"{action} {path} failed: {error.strerror or error} ({name}); nothing was committed -- "
+        "fix the cause (space, permissions, the path) and retry",
+        path=path,
+        errno=error.errno,
+    )
+
+
+def fsync_dir(path: str) -> None:
+    """Make a directory's entries (a new file, a new subdirectory) durable."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def make_dirs(path: str) -> None:
+    """``mkdir -p`` with mode 0700, making every directory it creates durable in its parent."""
+    if os.path.isdir(path):
+        return
+    parent = os.path.dirname(path)
+    if parent and parent != path:
+        make_dirs(parent)
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        return
+    fsync_dir(parent or ".")
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` (``os.write`` may write fewer)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def read_all(fd: int) -> bytes:
+    """The whole file behind ``fd``, from the start."""
+    size = os.fstat(fd).st_size
+    chunks = []
+    offset = 0
+    while True:
+        chunk = os.pread(fd, max(size - offset, 1 << 16), offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+
+
+@contextmanager
+def locked(fd: int, *, exclusive: bool, timeout: float, path: str) -> Iterator[None]:
+    """Hold ``flock`` on ``fd`` for the block; ``STORE_LOCKED`` if it is not had within ``timeout`` s.
+
+    The lock is advisory: it keeps out every dsh-session process (and every
+    other backend instance in this one), not a writer that does not ask for it.
+    """
+    import fcntl  # POSIX only: imported here so that the package imports everywhere
+
+    mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
+    deadline = time.monotonic() + timeout
+    pause = 0.001
+    while True:
+        try:
+            fcntl.flock(fd, mode | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise StoreLockedError(
+                    Code.STORE_LOCKED,
+                    f"{path} is locked by another process (waited {timeout:g} s); "
+                    "another dsh-session process is writing this session -- retry later or stop it",
+                    path=path,
+                ) from None
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+    try:
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)

@@ -1,0 +1,93 @@
+"""Typed errors of the persistence layer.
+
+Every error carries a registry code (the contract), a message that says what
+is wrong, where, and what to do, and -- where they apply -- the ``path`` of the
+store file, the physical ``line`` of a JSONL file (1 is the header) and the
+``seq`` of the event (a SQLite row is named by its seq).
+"""
+
+from __future__ import annotations
+
+from dsh_session.errors import Code, DshSessionError
+
+__all__ = [
+    "CorruptStoreError",
+    "IncompatibleStoreError",
+    "InvalidHeaderError",
+    "PersistenceError",
+    "SessionExistsError",
+    "SessionNotFoundError",
+    "StoreClosedError",
+    "StoreConflictError",
+    "StoreIOError",
+    "StoreLockedError",
+    "UnrepresentableError",
+]
+
+
+class PersistenceError(DshSessionError):
+    """Base of the errors a persistence backend raises on purpose; nothing was written."""
+
+    def __init__(
+        self,
+        code: Code,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        seq: int | None = None,
+    ) -> None:
+        super().__init__(code, message, seq=seq)
+        self.path = path
+        self.line = line
+
+
+class SessionNotFoundError(PersistenceError, LookupError):
+    """``SESSION_NOT_FOUND``: the backend has no stored log for the id."""
+
+
+class SessionExistsError(PersistenceError):
+    """``SESSION_ALREADY_EXISTS``: ``create`` for an id that is tracked or already stored."""
+
+
+class InvalidHeaderError(PersistenceError, ValueError):
+    """``INVALID_HEADER``: a header that no load could read back (empty id, bad field types)."""
+
+
+class CorruptStoreError(PersistenceError):
+    """The stored log cannot be read as it is: ``STORE_CORRUPT`` (unreadable header, damage
+    before the last committed turn, a stray record), or the code of the seed rule a stored
+    event breaks (for example ``MISSING_SURFACE_OP``)."""
+
+
+class IncompatibleStoreError(PersistenceError):
+    """``STORE_VERSION_UNSUPPORTED`` (a session format other than 0) or
+    ``STORE_SCHEMA_MISMATCH`` (a SQLite database of another layout); never migrated,
+    never modified."""
+
+
+class UnrepresentableError(PersistenceError, ValueError):
+    """``STORE_UNREPRESENTABLE``: this backend cannot store the value faithfully (an id too
+    long for a file name, a lone surrogate in a SQLite text column)."""
+
+
+class StoreLockedError(PersistenceError):
+    """``STORE_LOCKED``: another process held the session (or database) past the timeout."""
+
+
+class StoreConflictError(PersistenceError):
+    """``STORE_CONFLICT``: the stored log changed under this backend (another writer, a
+    deleted or replaced file); load the session again."""
+
+
+class StoreIOError(PersistenceError):
+    """``STORE_IO``: the operating system refused a read or write; ``errno`` is its code.
+    Nothing was committed: the file or database is as it was before the call."""
+
+    def __init__(self, message: str, *, path: str | None, errno: int | None) -> None:
+        PersistenceError.__init__(self, Code.STORE_IO, message, path=path)
+        self.errno = errno
+
+
+class StoreClosedError(PersistenceError):
+    """``STORE_CLOSED``: the backend was closed."""

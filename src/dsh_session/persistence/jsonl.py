@@ -1,0 +1,366 @@
+"""The JSONL backend: one append-only file per session, in the reference's layout.
+
+Files are byte-for-byte what the TypeScript reference writes (header line,
+then one ``JSON.stringify``-exact event per line, each ending in ``\\n``), so
+either implementation reads the other's. Durability:
+
+- the first batch is published atomically: header and events go to a
+  ``0600`` temporary file that is fsynced, hard-linked to the log's name (which
+  fails if another writer got there first) and the directory fsynced;
+- later batches are appended and fsynced; a failed write is cut back off;
+- a load cuts a torn tail and appends the crash closers, each step fsynced.
+
+What we add to the reference: every operation on an existing log holds an
+``flock`` on it, and a write first checks that the file is still the size and
+inode this backend last left it at -- so two processes never interleave
+writes or append over each other's events (``STORE_LOCKED``,
+``STORE_CONFLICT``). A log is only ever found where its header says it
+belongs, and a vanished log is never re-created without its header.
+"""
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
+
+from dsh_session.errors import Code
+from dsh_session.event import Event, SessionHeader
+from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, admit_stored, close_open_turn
+from dsh_session.persistence._codec import event_line, header_from_json, header_line, parse_bytes
+from dsh_session.persistence._files import fsync_dir, io_error, locked, make_dirs, read_all, write_all
+from dsh_session.persistence.errors import (
+    CorruptStoreError,
+    PersistenceError,
+    StoreConflictError,
+    StoreIOError,
+    UnrepresentableError,
+)
+from dsh_session.persistence.jsonl_layout import SUFFIX, cwd_bucket, log_name, name_fits
+from dsh_session.persistence.jsonl_scan import scan_log
+
+__all__ = ["JsonlBackend"]
+
+_READ_ONLY = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+class _FileToken(NamedTuple):
+    """The log file as this backend last left it."""
+
+    path: str
+    size: int
+    identity: tuple[int, int]  # (st_dev, st_ino)
+
+
+class JsonlBackend(BackendBase):
+    """Sessions as JSONL files under ``root`` (made absolute once, now).
+
+    ``lock_timeout`` is how long (seconds) an operation waits for another
+    process's lock on a log before failing with ``STORE_LOCKED``.
+    """
+
+    def __init__(self, root: str | os.PathLike[str], *, lock_timeout: float = 5.0) -> None:
+        super().__init__()
+        self.root = os.path.abspath(os.fspath(root))
+        self.lock_timeout = lock_timeout
+
+    def path_of(self, header: SessionHeader) -> str:
+        """Where the log of ``header``'s session lives."""
+        return os.path.join(self.root, cwd_bucket(header.cwd), log_name(header.id))
+
+    # -- hooks ----------------------------------------------------------------------------
+
+    def _check_storable(self, header: SessionHeader) -> None:
+        if not name_fits(header.id):
+            raise UnrepresentableError(
+                Code.STORE_UNREPRESENTABLE,
+                f"session id {header.id[:40]!r}... is too long for a JSONL file name "
+                f"({len(log_name(header.id))} bytes encoded); use a shorter id or the SQLite backend",
+            )
+
+    def _exists(self, session_id: str) -> bool:
+        return bool(self._candidates(session_id))
+
+    def _load(self, session_id: str, expect: int | None) -> Loaded:
+        path = self._locate(session_id)
+        writable = True
+        try:
+            try:
+                fd = os.open(path, os.O_RDWR)
+            except OSError as error:
+                if error.errno not in _READ_ONLY:
+                    raise
+                fd, writable = os.open(path, os.O_RDONLY), False
+        except FileNotFoundError:
+            raise self._not_found(session_id, self.root) from None
+        except OSError as error:
+            raise io_error(error, "opening", path) from None
+        try:
+            with locked(fd, exclusive=writable, timeout=self.lock_timeout, path=path):
+                return self._read_and_repair(fd, path, session_id, expect, writable)
+        except OSError as error:
+            raise io_error(error, "reading", path) from None
+        finally:
+            os.close(fd)
+
+    def _read_and_repair(
+        self, fd: int, path: str, session_id: str, expect: int | None, writable: bool
+    ) -> Loaded:
+        data = read_all(fd)
+        scan = scan_log(data, path)
+        del data
+        header = scan.header
+        self._check_location(header, session_id, path)
+        events, admitter = admit_stored(
+            scan.records, lambda index: Where(path, index + 2, f"line {index + 2}")
+        )
+        info = os.fstat(fd)
+        identity = (info.st_dev, info.st_ino)
+        if expect is not None:
+            if len(events) != expect or scan.committed != scan.size:
+                raise StoreConflictError(
+                    Code.STORE_CONFLICT,
+                    f"{path}: the log holds {len(events)} event(s) ({scan.size} bytes), this backend "
+                    f"expected {expect}; another writer changed it -- load the session again",
+                    path=path,
+                )
+            return Loaded(header, events, admitter, _FileToken(path, scan.size, identity))
+        closers = close_open_turn(events, admitter)
+        size = scan.committed
+        if size == scan.size and not closers:
+            return Loaded(header, events, admitter, _FileToken(path, size, identity))
+        if not writable:
+            raise StoreIOError(
+                f"{path}: the log needs a crash repair (a torn tail or an open turn) but the file is "
+                "read-only; make it writable and load it again",
+                path=path,
+                errno=errno.EROFS,
+            )
+        try:
+            if size != scan.size:
+                os.ftruncate(fd, size)
+                os.fsync(fd)
+            if closers:
+                payload = "".join(event_line(event) + "\n" for event in closers).encode("utf-8")
+                os.lseek(fd, size, os.SEEK_SET)
+                write_all(fd, payload)
+                os.fsync(fd)
+                size += len(payload)
+        except OSError as error:
+            _truncate_quietly(fd, scan.committed)
+            raise io_error(error, "repairing", path) from None
+        return Loaded(header, events, admitter, _FileToken(path, size, identity))
+
+    def _write(self, state: Tracked, events: Sequence[Event]) -> _FileToken:
+        payload = "".join([event_line(event) + "\n" for event in events]).encode("utf-8")
+        if not state.materialized:
+            return self._publish(state.header, payload)
+        token = state.token
+        assert isinstance(token, _FileToken)
+        return self._append_lines(token, payload)
+
+    def _headers(self) -> Iterator[SessionHeader]:
+        for bucket in self._buckets():
+            try:
+                names = sorted(name for name in os.listdir(bucket) if name.endswith(SUFFIX))
+            except FileNotFoundError:
+                continue
+            except OSError as error:
+                raise io_error(error, "listing", bucket) from None
+            for name in names:
+                path = os.path.join(bucket, name)
+                header = self._read_header(path)
+                if header is not None and self.path_of(header) == path:
+                    yield header
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def _buckets(self) -> list[str]:
+        """The directories under the root, sorted (any name counts, as in the reference)."""
+        try:
+            entries = list(os.scandir(self.root))
+        except FileNotFoundError:
+            return []
+        except OSError as error:
+            raise io_error(error, "listing", self.root) from None
+        return sorted(entry.path for entry in entries if entry.is_dir())
+
+    def _candidates(self, session_id: str) -> list[str]:
+        """Every existing log file named for ``session_id``, in any bucket."""
+        if not session_id:
+            return []
+        name = log_name(session_id)
+        found = []
+        for bucket in self._buckets():
+            path = os.path.join(bucket, name)
+            try:
+                mode = os.stat(path).st_mode
+            except FileNotFoundError:
+                continue
+            except OSError as error:
+                raise io_error(error, "looking up", path) from None
+            if stat.S_ISREG(mode):
+                found.append(path)
+        return found
+
+    def _locate(self, session_id: str) -> str:
+        found = self._candidates(session_id)
+        if not found:
+            raise self._not_found(session_id, self.root)
+        if len(found) > 1:
+            raise CorruptStoreError(
+                Code.STORE_CORRUPT,
+                f"session {session_id!r} has logs in more than one directory: {', '.join(found)}; "
+                "keep the one its header's cwd names and move the others away",
+                path=found[0],
+            )
+        return found[0]
+
+    def _check_location(self, header: SessionHeader, session_id: str, path: str) -> None:
+        """Refuse a log that is not where its own header says it belongs (the reference's B17)."""
+        if header.id != session_id:
+            raise CorruptStoreError(
+                Code.STORE_CORRUPT,
+                f"{path}:1: the file holds session {header.id!r}, not {session_id!r} (was it renamed, "
+                "or does the file system ignore case?); rename it back to the name its header gives",
+                path=path,
+                line=1,
+            )
+        expected = self.path_of(header)
+        if expected != path:
+            raise CorruptStoreError(
+                Code.STORE_CORRUPT,
+                f"{path}:1: the log belongs at {expected} (its header's cwd is {header.cwd!r}); "
+                "move it back there -- writing it where it is would split the session",
+                path=path,
+                line=1,
+            )
+
+    def _read_header(self, path: str) -> SessionHeader | None:
+        """The header of a log file, or None when the file is not a readable v0 session log."""
+        try:
+            with open(path, "rb") as file:
+                chunks = []
+                while True:
+                    chunk = file.read(8192)
+                    if not chunk:
+                        return None
+                    end = chunk.find(b"\n")
+                    if end >= 0:
+                        chunks.append(chunk[:end])
+                        break
+                    chunks.append(chunk)
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            raise io_error(error, "reading", path) from None
+        try:
+            return header_from_json(parse_bytes(b"".join(chunks)), path=path, line=1)
+        except PersistenceError:
+            return None
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def _publish(self, header: SessionHeader, payload: bytes) -> _FileToken:
+        """Publish a new log: header and first batch appear together, or not at all."""
+        path = self.path_of(header)
+        bucket = os.path.dirname(path)
+        try:
+            make_dirs(bucket)
+        except OSError as error:
+            raise io_error(error, "creating", bucket) from None
+        if os.path.lexists(path) or self._candidates(header.id):
+            raise self._published_by_another(path)
+        content = (header_line(header) + "\n").encode("utf-8") + payload
+        tmp = f"{path}.{secrets.token_hex(6)}.tmp"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                write_all(fd, content)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as error:
+            _unlink_quietly(tmp)
+            raise io_error(error, "writing", tmp) from None
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            _unlink_quietly(tmp)
+            raise self._published_by_another(path) from None
+        except OSError as error:
+            _unlink_quietly(tmp)
+            raise io_error(error, "publishing", path) from None
+        try:
+            fsync_dir(bucket)
+            info = os.stat(path)
+            raced = len(self._candidates(header.id)) > 1
+        except OSError as error:
+            # Not durable: take the publish back so that the batch can simply be retried.
+            _unlink_quietly(path)
+            _unlink_quietly(tmp)
+            raise io_error(error, "publishing", path) from None
+        except PersistenceError:
+            raced = True
+        _unlink_quietly(tmp)
+        if raced:
+            # Another writer published the same id under another cwd meanwhile: back off.
+            _unlink_quietly(path)
+            raise self._published_by_another(path)
+        return _FileToken(path, len(content), (info.st_dev, info.st_ino))
+
+    def _append_lines(self, token: _FileToken, payload: bytes) -> _FileToken:
+        path = token.path
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # never O_CREAT: no header-less logs
+        except FileNotFoundError:
+            raise StoreConflictError(
+                Code.STORE_CONFLICT,
+                f"{path}: the log vanished (deleted or moved) since this backend last wrote it; "
+                "nothing was written -- restore the file or load the session again",
+                path=path,
+            ) from None
+        except OSError as error:
+            raise io_error(error, "opening", path) from None
+        try:
+            with locked(fd, exclusive=True, timeout=self.lock_timeout, path=path):
+                info = os.fstat(fd)
+                if info.st_size != token.size or (info.st_dev, info.st_ino) != token.identity:
+                    raise StoreConflictError(
+                        Code.STORE_CONFLICT,
+                        f"{path}: the log changed since this backend last wrote it ({info.st_size} bytes, "
+                        f"expected {token.size}); another writer appended or replaced it -- nothing was "
+                        "written; load the session again",
+                        path=path,
+                    )
+                try:
+                    write_all(fd, payload)
+                    os.fsync(fd)
+                except OSError as error:
+                    _truncate_quietly(fd, token.size)
+                    raise io_error(error, "appending to", path) from None
+        finally:
+            os.close(fd)
+        return token._replace(size=token.size + len(payload))
+
+    def _published_by_another(self, path: str) -> StoreConflictError:
+        return StoreConflictError(
+            Code.STORE_CONFLICT,
+            f"{path}: a log already exists where this session's first events go; another writer "
+            "published it -- load the session instead of creating it",
+            path=path,
+        )
+
+
+def _unlink_quietly(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def _truncate_quietly(fd: int, size: int) -> None:
+    """Cut a failed write back off; if even that fails, the size check catches it later."""
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, size)
+        os.fsync(fd)

@@ -1,0 +1,66 @@
+"""Where the JSONL backend keeps a session: the reference's directory layout.
+
+``<root>/cwd-<h12>/<segment>.jsonl`` for a session with a working directory
+(``h12``: the first 12 hex digits of SHA-256 of the cwd as UTF-8, a lone
+surrogate counting as U+FFFD, as Node encodes strings), ``<root>/_no-cwd/...``
+without one. The segment is the id with every UTF-16 code unit outside
+``[A-Za-z0-9._-]`` written ``~XXXX`` (upper-case hex), and ``.`` / ``..``
+escaped whole: injective, and never a path. The temporary file of a first
+publish is ``<segment>.jsonl.<12 hex>.tmp``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Final
+
+__all__ = ["NO_CWD", "cwd_bucket", "encode_segment", "log_name", "name_fits"]
+
+NO_CWD: Final = "_no-cwd"
+SUFFIX: Final = ".jsonl"
+#: ``.<12 hex>.tmp`` after the log's name.
+TMP_SUFFIX_LENGTH: Final = 1 + 12 + 4
+#: The longest file name most file systems take, in bytes.
+NAME_MAX: Final = 255
+
+_PLAIN = re.compile(r"[A-Za-z0-9._-]*")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encode_segment(session_id: str) -> str:
+    """The file-name segment of ``session_id`` (``ValueError`` for the empty id)."""
+    if not session_id:
+        raise ValueError("an empty session id has no file name")
+    if session_id == "." or session_id == "..":
+        return session_id.replace(".", "~002E")
+    if _PLAIN.fullmatch(session_id):
+        return session_id
+    raw = session_id.encode("utf-16-be", "surrogatepass")
+    out = []
+    for index in range(0, len(raw), 2):
+        unit = raw[index] << 8 | raw[index + 1]
+        char = chr(unit)
+        out.append(char if unit < 0x80 and _PLAIN.fullmatch(char) else f"~{unit:04X}")
+    return "".join(out)
+
+
+def cwd_bucket(cwd: str | None) -> str:
+    """The directory name under the root for sessions of working directory ``cwd``."""
+    if cwd is None:
+        return NO_CWD
+    if _SURROGATE.search(cwd):
+        # Join surrogate pairs, then write each lone surrogate as U+FFFD (what Node hashes).
+        joined = cwd.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+        cwd = _SURROGATE.sub("\ufffd", joined)
+    return "cwd-" + hashlib.sha256(cwd.encode("utf-8")).hexdigest()[:12]
+
+
+def log_name(session_id: str) -> str:
+    """The log's file name (``ValueError`` for the empty id)."""
+    return encode_segment(session_id) + SUFFIX
+
+
+def name_fits(session_id: str) -> bool:
+    """True when the log's temporary file name fits in ``NAME_MAX`` bytes."""
+    return len(log_name(session_id)) + TMP_SUFFIX_LENGTH <= NAME_MAX

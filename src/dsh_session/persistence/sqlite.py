@@ -1,0 +1,349 @@
+"""The SQLite backend: every session of a store in one database, the reference's v4 layout.
+
+Rows are what the reference writes for the same events: ``data`` and the two
+surface columns hold ``JSON.stringify`` text (``surface_op`` the quoted
+``"append"`` or the replace object), absent surface fields are NULL, and a
+``sessions`` row exists once a session has events. A batch is one transaction,
+so a crash loses it whole or keeps it whole. A load reads in one snapshot;
+if it must repair (rows after the last ``turn/end`` that do not continue the
+log, or an open turn), it deletes the torn rows and inserts the closers in one
+write transaction, after checking that nobody changed the rows meanwhile.
+
+What we add to the reference: the database is checked before it is touched
+(``sqlite_schema``), writes wait up to ``busy_timeout`` seconds for another
+process (then ``STORE_LOCKED``) and check that the session still ends where
+this backend left it (``STORE_CONFLICT``), and a row with a negative seq is
+refused as damage instead of making the load delete every row.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from dsh_session.errors import Code
+from dsh_session.event import Event, SessionHeader
+from dsh_session.js_json import dumps
+from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, admit_stored, close_open_turn
+from dsh_session.persistence._codec import HOLE, check_version, parse, provenance_text, surface_op_text
+from dsh_session.persistence.errors import (
+    CorruptStoreError,
+    PersistenceError,
+    StoreConflictError,
+    StoreIOError,
+    StoreLockedError,
+    UnrepresentableError,
+)
+from dsh_session.persistence.sqlite_schema import JOURNAL_MODES, open_database
+
+__all__ = ["SqliteBackend"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SELECT_HEADER = "SELECT id, version, created_at, cwd, parent_session, seed_length FROM sessions"
+_SELECT_EVENTS = (
+    "SELECT seq, type, time, data, source_event_seqs, surface_op FROM events "
+    "WHERE session_id = ? ORDER BY seq"
+)
+_INSERT_EVENT = (
+    "INSERT INTO events (session_id, seq, type, time, data, source_event_seqs, surface_op) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+class SqliteBackend(BackendBase):
+    """Sessions in the SQLite database at ``path`` (``":memory:"`` for a private one).
+
+    ``journal_mode`` is one of ``wal`` (the default), ``delete``, ``truncate``,
+    ``persist``; ``busy_timeout`` is how long (seconds) a write waits for
+    another connection's lock before failing with ``STORE_LOCKED``. The
+    database is opened and checked here: a foreign or other-version database
+    raises at once (``STORE_SCHEMA_MISMATCH``) and is left untouched.
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, journal_mode: str = "wal", busy_timeout: float = 5.0
+    ) -> None:
+        super().__init__()
+        if journal_mode not in JOURNAL_MODES:
+            raise ValueError(f"journal_mode must be one of {', '.join(JOURNAL_MODES)}, got {journal_mode!r}")
+        raw = os.fspath(path)
+        self.path = raw if raw == ":memory:" else os.path.abspath(raw)
+        self._conn = open_database(self.path, journal_mode=journal_mode, busy_timeout=busy_timeout)
+
+    # -- hooks ----------------------------------------------------------------------------
+
+    def _check_storable(self, header: SessionHeader) -> None:
+        for name, value in (("id", header.id), ("cwd", header.cwd), ("parentSession", header.parent_session)):
+            if value is not None and _SURROGATE.search(value):
+                raise self._unrepresentable(f"the header's {name} {value!r}")
+
+    def _check_events_storable(self, events: Sequence[Event]) -> None:
+        for event in events:
+            if _SURROGATE.search(event.type):
+                raise self._unrepresentable(f"the event type {event.type!r} (seq {event.seq})")
+
+    def _exists(self, session_id: str) -> bool:
+        if _SURROGATE.search(session_id):
+            return False  # such an id can never have been stored
+        with self._errors("looking up a session in"):
+            return (
+                self._conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone()
+                is not None
+            )
+
+    def _load(self, session_id: str, expect: int | None) -> Loaded:
+        conn = self._conn
+        row = None
+        rows: list[tuple[Any, ...]] = []
+        if not _SURROGATE.search(session_id):
+            with self._errors("reading"):
+                conn.execute("BEGIN")
+                try:
+                    row = conn.execute(_SELECT_HEADER + " WHERE id = ?", (session_id,)).fetchone()
+                    if row is not None:
+                        rows = conn.execute(_SELECT_EVENTS, (session_id,)).fetchall()
+                finally:
+                    conn.execute("COMMIT")
+        if row is None:
+            raise self._not_found(session_id, self.path)
+        header = self._header(row)
+        records = [_record(row) for row in rows]
+        preserved = self._scan(rows, records)
+        del records[preserved:]
+        events, admitter = admit_stored(
+            records, lambda index: Where(self.path, None, f"row seq {rows[index][0]}")
+        )
+        del records
+        if expect is not None:
+            if len(events) != expect or preserved != len(rows):
+                raise self._conflict(session_id, expect, len(rows))
+            return Loaded(header, events, admitter, None)
+        closers = close_open_turn(events, admitter)
+        if preserved != len(rows) or closers:
+            self._repair(session_id, rows, preserved, closers)
+        return Loaded(header, events, admitter, None)
+
+    def _write(self, state: Tracked, events: Sequence[Event]) -> None:
+        header = state.header
+        session_id = header.id
+        rows = [_row(session_id, event) for event in events]
+        with self._transaction("appending to"):
+            conn = self._conn
+            exists = conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is not None
+            last = conn.execute("SELECT max(seq) FROM events WHERE session_id = ?", (session_id,)).fetchone()[
+                0
+            ]
+            if exists != state.materialized or last != (state.cursor - 1 if state.cursor else None):
+                raise self._conflict(session_id, state.cursor, None if last is None else last + 1)
+            if not state.materialized:
+                conn.execute(
+                    "INSERT INTO sessions (id, version, created_at, cwd, parent_session, seed_length) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        session_id,
+                        header.version,
+                        header.created_at,
+                        header.cwd,
+                        header.parent_session,
+                        header.seed_length,
+                    ),
+                )
+            conn.executemany(_INSERT_EVENT, rows)
+
+    def _headers(self) -> Iterator[SessionHeader]:
+        with self._errors("listing"):
+            rows = self._conn.execute(_SELECT_HEADER).fetchall()
+        for row in rows:
+            try:
+                yield self._header(row)
+            except PersistenceError:
+                continue
+
+    def _release(self) -> None:
+        self._conn.close()
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def _header(self, row: tuple[Any, ...]) -> SessionHeader:
+        session_id, version, created_at, cwd, parent, seed_length = row
+        check_version(version, session_id, path=self.path)
+        if seed_length is not None and seed_length < 0:
+            raise CorruptStoreError(
+                Code.STORE_CORRUPT,
+                f"{self.path}: session {session_id!r} has a negative seed_length; the row is damaged",
+                path=self.path,
+            )
+        return SessionHeader(session_id, created_at, version, cwd, parent, seed_length)
+
+    def _scan(self, rows: list[tuple[Any, ...]], records: list[Any]) -> int:
+        """How many leading rows a load keeps (``dsh_spec.storage.preserved_prefix``)."""
+        if rows and rows[0][0] < 0:
+            raise CorruptStoreError(
+                Code.STORE_CORRUPT,
+                f"{self.path}: row seq {rows[0][0]}: a negative seq is never written; the rows of this "
+                "session are damaged -- delete that row by hand",
+                path=self.path,
+                seq=rows[0][0],
+            )
+        last_turn_end = -1
+        for index in range(len(rows) - 1, -1, -1):
+            if rows[index][1] == "turn/end" and records[index] is not HOLE:
+                last_turn_end = index
+                break
+        for index, row in enumerate(rows):
+            broken = records[index] is HOLE
+            if not broken and row[0] == index:
+                continue
+            if index <= last_turn_end:
+                problem = (
+                    "does not parse as JSON" if broken else f"has seq {row[0]} where {index} was expected"
+                )
+                raise CorruptStoreError(
+                    Code.STORE_CORRUPT,
+                    f"{self.path}: row seq {row[0]} {problem}, before the committed turn/end at row "
+                    f"seq {rows[last_turn_end][0]}: committed data is damaged; restore the database "
+                    "from a backup",
+                    path=self.path,
+                    seq=row[0],
+                )
+            return index
+        return len(rows)
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def _repair(
+        self, session_id: str, rows: list[tuple[Any, ...]], preserved: int, closers: list[Event]
+    ) -> None:
+        with self._transaction("repairing"):
+            conn = self._conn
+            count, last = conn.execute(
+                "SELECT count(*), max(seq) FROM events WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            if count != len(rows) or last != (rows[-1][0] if rows else None):
+                raise self._conflict(session_id, len(rows), count)
+            if preserved != len(rows):
+                conn.execute("DELETE FROM events WHERE session_id = ? AND seq >= ?", (session_id, preserved))
+            conn.executemany(_INSERT_EVENT, [_row(session_id, event) for event in closers])
+
+    # -- errors ----------------------------------------------------------------------------
+
+    def _errors(self, action: str) -> _SqliteErrors:
+        return _SqliteErrors(self.path, action)
+
+    def _transaction(self, action: str) -> _Transaction:
+        return _Transaction(self._conn, self.path, action)
+
+    def _conflict(self, session_id: str, expected: int, found: int | None) -> StoreConflictError:
+        found_text = "no rows" if found is None else f"{found} event(s)"
+        return StoreConflictError(
+            Code.STORE_CONFLICT,
+            f"{self.path}: session {session_id!r} holds {found_text}, this backend expected {expected}; "
+            "another writer changed it -- nothing was written; load the session again",
+            path=self.path,
+        )
+
+    def _unrepresentable(self, what: str) -> UnrepresentableError:
+        return UnrepresentableError(
+            Code.STORE_UNREPRESENTABLE,
+            f"{what} holds a lone surrogate, which a SQLite text column cannot store; "
+            "use the JSONL backend or a well-formed string",
+            path=self.path,
+        )
+
+
+def _row(session_id: str, event: Event) -> tuple[Any, ...]:
+    refs = event.source_event_seqs
+    op = event.surface_op
+    return (
+        session_id,
+        event.seq,
+        event.type,
+        event.time,
+        dumps(event.data),
+        None if refs is None else provenance_text(refs),
+        None if op is None else surface_op_text(op),
+    )
+
+
+def _record(row: tuple[Any, ...]) -> Any:
+    """The event record a row holds, keys in the reference's order; :data:`HOLE` if a JSON column
+    does not parse."""
+    seq, kind, time, data_text, refs_text, op_text = row
+    data = parse(data_text)
+    if data is HOLE:
+        return HOLE
+    record = {"type": kind, "seq": seq, "time": time, "data": data}
+    if refs_text is not None:
+        refs = parse(refs_text)
+        if refs is HOLE:
+            return HOLE
+        record["sourceEventSeqs"] = refs
+    if op_text is not None:
+        op = parse(op_text)
+        if op is HOLE:
+            return HOLE
+        record["surfaceOp"] = op
+    return record
+
+
+class _SqliteErrors:
+    """Turn SQLite's exceptions into typed ones."""
+
+    def __init__(self, path: str, action: str) -> None:
+        self.path = path
+        self.action = action
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, _tb: object) -> None:
+        if not isinstance(error, sqlite3.Error):
+            return
+        message = str(error)
+        if isinstance(error, sqlite3.OperationalError) and ("locked" in message or "busy" in message):
+            raise StoreLockedError(
+                Code.STORE_LOCKED,
+                f"{self.path} is locked by another connection ({message}); retry later, "
+                "or raise busy_timeout",
+                path=self.path,
+            ) from None
+        if isinstance(error, sqlite3.IntegrityError):
+            raise StoreConflictError(
+                Code.STORE_CONFLICT,
+                f"{self.action} {self.path}: {message}; another writer stored these seqs -- nothing was "
+                "written; load the session again",
+                path=self.path,
+            ) from None
+        raise StoreIOError(
+            f"{self.action} {self.path} failed: {message}", path=self.path, errno=None
+        ) from None
+
+
+class _Transaction(_SqliteErrors):
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any error; SQLite errors typed."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str, action: str) -> None:
+        super().__init__(path, action)
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            super().__exit__(type(error), error, None)
+            raise
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, _tb: object) -> None:
+        if error is None:
+            try:
+                self.conn.execute("COMMIT")
+                return
+            except sqlite3.Error as commit_error:
+                error = commit_error
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
+        super().__exit__(type(error), error, _tb)

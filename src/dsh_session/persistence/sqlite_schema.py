@@ -1,0 +1,195 @@
+"""The SQLite layout (schema version 4, the reference's) and opening a database safely.
+
+Two STRICT tables, ``sessions`` and ``events``, with the reference's columns and
+DDL text (so ``sqlite_master`` is identical too), and ``PRAGMA user_version = 4``.
+A database is checked *before* anything is written to it: one at another
+``user_version``, or holding tables of another layout, is refused with
+``STORE_SCHEMA_MISMATCH`` and left byte-for-byte as it was (the reference
+switches its journal mode first, and stamps a foreign ``user_version = 0``
+database as its own). An empty or missing file is initialised in one
+transaction.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Final
+
+from dsh_session.errors import Code
+from dsh_session.persistence._files import make_dirs
+from dsh_session.persistence.errors import CorruptStoreError, IncompatibleStoreError, StoreIOError
+
+__all__ = ["JOURNAL_MODES", "SCHEMA_VERSION", "open_database"]
+
+#: The layout version this build reads and writes (``PRAGMA user_version``).
+SCHEMA_VERSION: Final = 4
+
+JOURNAL_MODES: Final = ("wal", "delete", "truncate", "persist")
+
+_SESSIONS_DDL = """CREATE TABLE IF NOT EXISTS sessions (
+      id             TEXT PRIMARY KEY,
+      version        INTEGER NOT NULL,
+      created_at     INTEGER NOT NULL,
+      cwd            TEXT,
+      parent_session TEXT,
+      seed_length    INTEGER
+    ) STRICT
+  """
+
+_EVENTS_DDL = """CREATE TABLE IF NOT EXISTS events (
+      session_id        TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+      seq               INTEGER NOT NULL,
+      type              TEXT NOT NULL,
+      time              INTEGER NOT NULL,
+      data              TEXT NOT NULL,
+      source_event_seqs TEXT,
+      surface_op        TEXT,
+      PRIMARY KEY (session_id, seq)
+    ) STRICT
+  """
+
+#: ``PRAGMA table_info`` rows: (cid, name, type, notnull, default, pk).
+_COLUMNS: Final = {
+    "sessions": [
+        (0, "id", "TEXT", 1, None, 1),
+        (1, "version", "INTEGER", 1, None, 0),
+        (2, "created_at", "INTEGER", 1, None, 0),
+        (3, "cwd", "TEXT", 0, None, 0),
+        (4, "parent_session", "TEXT", 0, None, 0),
+        (5, "seed_length", "INTEGER", 0, None, 0),
+    ],
+    "events": [
+        (0, "session_id", "TEXT", 1, None, 1),
+        (1, "seq", "INTEGER", 1, None, 2),
+        (2, "type", "TEXT", 1, None, 0),
+        (3, "time", "INTEGER", 1, None, 0),
+        (4, "data", "TEXT", 1, None, 0),
+        (5, "source_event_seqs", "TEXT", 0, None, 0),
+        (6, "surface_op", "TEXT", 0, None, 0),
+    ],
+}
+_FOREIGN_KEYS: Final = [(0, 0, "sessions", "session_id", "id", "NO ACTION", "CASCADE", "NONE")]
+_MAGIC = b"SQLite format 3\x00"
+#: Schema objects other than SQLite's own (``sqlite_autoindex_...``, ``sqlite_stat1``).
+_OBJECTS = "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+
+
+def open_database(path: str, *, journal_mode: str, busy_timeout: float) -> sqlite3.Connection:
+    """A connection to a checked (or freshly initialised) database at ``path`` (or ``:memory:``)."""
+    if path != ":memory:":
+        _precheck(path)
+    uri = "file::memory:" if path == ":memory:" else Path(path).as_uri() + "?mode=rwc"
+    try:
+        conn = sqlite3.connect(
+            uri, uri=True, isolation_level=None, check_same_thread=False, timeout=busy_timeout
+        )
+    except sqlite3.Error as error:
+        raise _io(path, "opening", error) from None
+    try:
+        fresh = _check_schema(conn, path)
+        conn.execute(f"PRAGMA journal_mode = {journal_mode}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA synchronous = FULL")
+        if fresh:
+            _initialise(conn, path)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _precheck(path: str) -> None:
+    """Refuse a file that is not a SQLite database or is at another version, without opening it."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        try:
+            make_dirs(os.path.dirname(path))
+        except OSError as error:
+            raise StoreIOError(
+                f"creating the directory of {path} failed: {error}", path=path, errno=error.errno
+            ) from None
+        return
+    except OSError as error:
+        raise StoreIOError(f"looking up {path} failed: {error}", path=path, errno=error.errno) from None
+    if info.st_size == 0:
+        return
+    try:
+        with open(path, "rb") as file:
+            head = file.read(100)
+    except OSError as error:
+        raise StoreIOError(f"reading {path} failed: {error}", path=path, errno=error.errno) from None
+    if len(head) < 100 or not head.startswith(_MAGIC):
+        raise CorruptStoreError(
+            Code.STORE_CORRUPT,
+            f"{path} is not a SQLite database; point the backend at a session database or a new file",
+            path=path,
+        )
+    wal = path + "-wal"
+    if os.path.exists(wal) and os.path.getsize(wal) > 0:
+        return  # page 1 may be newer in the WAL: let SQLite read the version
+    version = int.from_bytes(head[60:64], "big", signed=True)
+    if version not in (0, SCHEMA_VERSION):
+        raise _mismatch(path, f"has schema version {version}")
+
+
+def _check_schema(conn: sqlite3.Connection, path: str) -> bool:
+    """Check the layout (reading only); True when the database is empty and must be initialised."""
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        objects = conn.execute(
+            "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        ).fetchall()
+    except sqlite3.DatabaseError as error:
+        raise CorruptStoreError(
+            Code.STORE_CORRUPT, f"{path} cannot be read as a SQLite database: {error}", path=path
+        ) from None
+    if version == 0 and not objects:
+        return True
+    if version != SCHEMA_VERSION:
+        detail = f"has schema version {version}"
+        if version == 0:
+            detail += f" and holds other tables ({', '.join(name for _kind, name in objects)})"
+        raise _mismatch(path, detail)
+    names = sorted((kind, name) for kind, name in objects)
+    if names != [("table", "events"), ("table", "sessions")]:
+        raise _mismatch(path, f"holds {', '.join(f'{kind} {name}' for kind, name in names)}")
+    strict = dict(conn.execute("SELECT name, strict FROM pragma_table_list WHERE schema = 'main'").fetchall())
+    if strict.get("sessions") != 1 or strict.get("events") != 1:
+        raise _mismatch(path, "has tables that are not STRICT")
+    for table, columns in _COLUMNS.items():
+        if conn.execute(f"PRAGMA table_info({table})").fetchall() != columns:
+            raise _mismatch(path, f"has other columns in table {table}")
+    if conn.execute("PRAGMA foreign_key_list(events)").fetchall() != _FOREIGN_KEYS:
+        raise _mismatch(path, "has another foreign key on events")
+    return False
+
+
+def _initialise(conn: sqlite3.Connection, path: str) -> None:
+    """Create the layout in one transaction (another process may be doing the same)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if _check_schema(conn, path):
+            conn.execute(_SESSIONS_DDL)
+            conn.execute(_EVENTS_DDL)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _mismatch(path: str, detail: str) -> IncompatibleStoreError:
+    return IncompatibleStoreError(
+        Code.STORE_SCHEMA_MISMATCH,
+        f"session database {path} {detail}; this build reads only schema version {SCHEMA_VERSION} "
+        "(the reference's v4 layout) and never migrates: it was left untouched -- open it with the "
+        "build that wrote it, or use another file",
+        path=path,
+    )
+
+
+def _io(path: str, action: str, error: sqlite3.Error) -> StoreIOError:
+    return StoreIOError(f"{action} {path} failed: {error}", path=path, errno=None)
