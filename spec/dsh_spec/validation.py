@@ -139,7 +139,9 @@ def admit(surface: Surface, seq: int, draft: Draft) -> Event | Rejection:
     """Apply every rule to ``draft`` as the event at ``seq`` over ``surface``."""
     kind = draft.type
     if type(kind) is not str or not kind:
-        return Rejection(Code.MALFORMED_EVENT, seq, f"event type must be a non-empty string, got {kind!r}")
+        return Rejection(
+            Code.MALFORMED_EVENT, seq, f"event at seq {seq}: type must be a non-empty string, got {kind!r}"
+        )
     time = draft.time
     if type(time) in (int, float):
         time = canonical_number(time)  # type: ignore[arg-type]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from dsh_session._frozen import FrozenList
 from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import APPEND, SURFACE_TYPES, Event, Replace, SurfaceOp
 from dsh_session.json_value import NotJsonError, canonical_number, freeze
@@ -45,7 +46,12 @@ def admit(
     ``surface`` must be synced with the log.
     """
     if type(kind) is not str or not kind:
-        raise _reject(Code.MALFORMED_EVENT, seq, kind, f"event type must be a non-empty string, got {kind!r}")
+        raise _reject(
+            Code.MALFORMED_EVENT,
+            seq,
+            kind,
+            f"event at seq {seq}: type must be a non-empty string, got {kind!r}",
+        )
     stamp = _exact_int(time)
     if stamp is None:
         raise _reject(
@@ -172,7 +178,7 @@ def _exact_int(value: object) -> int | None:
 
 def _provenance(seq: int, kind: str, raw: object) -> tuple[int, ...]:
     refs: list[int] = []
-    if isinstance(raw, list | tuple):
+    if type(raw) is list or type(raw) is FrozenList:  # a JSON array, as the JSON-value rule has it
         for ref in raw:
             number = _exact_int(ref)
             if number is None:
@@ -248,10 +254,10 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
                 Code.SEQ_NOT_CONTIGUOUS,
                 index,
                 record.type,
-                f"event at index {index} has seq {record.seq!r}; seqs must run 0, 1, 2, ...",
+                f"{_at(index, record.type)} has seq {record.seq!r}; seqs must run 0, 1, 2, ...",
             )
         op: object = MISSING if record.surface_op is None else record.surface_op
-        refs: object = MISSING if record.source_event_seqs is None else record.source_event_seqs
+        refs: object = MISSING if record.source_event_seqs is None else list(record.source_event_seqs)
         return record.type, record.time, record.data, op, refs
     if not isinstance(record, Mapping):
         raise _reject(Code.MALFORMED_EVENT, index, None, f"event at index {index} is not an object")
@@ -261,7 +267,7 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
             Code.MALFORMED_EVENT,
             index,
             record.get("type"),
-            f"event at index {index} lacks {', '.join(missing)}",
+            f"{_at(index, record.get('type'))} lacks {', '.join(missing)}",
         )
     unknown = [key for key in record if key not in _EVENT_KEYS]
     if unknown:
@@ -269,7 +275,7 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
             Code.MALFORMED_EVENT,
             index,
             record.get("type"),
-            f"event at index {index} has unknown key(s) {', '.join(map(repr, unknown))}",
+            f"{_at(index, record.get('type'))} has unknown key(s) {', '.join(map(repr, unknown))}",
         )
     seq = _exact_int(record["seq"])
     if seq is None or seq != index:
@@ -277,7 +283,7 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
             Code.SEQ_NOT_CONTIGUOUS,
             index,
             record.get("type"),
-            f"event at index {index} has seq {record['seq']!r}; seqs must run 0, 1, 2, ...",
+            f"{_at(index, record.get('type'))} has seq {record['seq']!r}; seqs must run 0, 1, 2, ...",
         )
     return (
         record["type"],
@@ -286,3 +292,8 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
         record.get("surfaceOp", MISSING),
         record.get("sourceEventSeqs", MISSING),
     )
+
+
+def _at(index: int, kind: object) -> str:
+    """Where a record sits, naming its type when it has a usable one."""
+    return f"{kind} event at index {index}" if type(kind) is str and kind else f"event at index {index}"
