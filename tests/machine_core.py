@@ -562,8 +562,8 @@ class CoreMachine(RuleBasedStateMachine):
             offer.label = f"surfaceOp {bad!r}"
         else:
             offer.op = offer.spec_op = "append"
+            offer.label = f"{kind} append"
             self.add_refs(offer, data, cover=[])
-            offer.label = f"{kind} append{offer.label}"
         self.offer(offer)
 
     @rule(times=st.integers(1, 3))

@@ -9,6 +9,7 @@ against each one and demands that it fails.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -17,9 +18,9 @@ import pytest
 
 from dsh_session import (
     Code,
-    Event,
     InvalidEventError,
     MessageList,
+    Replace,
     Session,
     SurfaceManager,
     _admission,
@@ -45,23 +46,30 @@ class Mutant:
 
 
 def _replace_off_by_one(patch: pytest.MonkeyPatch) -> None:
-    original = SurfaceManager.span
+    original = SurfaceManager._span
 
     def span(self: SurfaceManager, start: int, end: int) -> Any:
         out = original(self, start, end)
         return out[:-1] if isinstance(out, list) and len(out) > 1 else out
 
-    patch.setattr(SurfaceManager, "span", span)
+    patch.setattr(SurfaceManager, "_span", span)
 
 
 def _stale_derive_cache(patch: pytest.MonkeyPatch) -> None:
-    original = Session.derive_messages
+    """Built from the public API only: messages are cached per node and never dropped."""
+    caches: dict[int, tuple[Session, set[int], list[Any]]] = {}
 
     def derive_messages(self: Session) -> Any:
-        self.surface.sync()
-        if self._derived_generation != -1:
-            self._derived_generation = self.surface.generation_now  # "nothing was replaced"
-        return original(self)
+        owner, seen, messages = caches.setdefault(id(self), (self, set(), []))
+        if owner is not self:
+            owner, seen, messages = caches[id(self)] = (self, set(), [])
+        for node in self.surface.nodes:
+            if node.seq not in seen:
+                seen.add(node.seq)
+                message = self.derive_event_message(self.events[node.seq])
+                if message is not None:
+                    messages.append(message)
+        return MessageList(list(messages))
 
     patch.setattr(Session, "derive_messages", derive_messages)
 
@@ -69,14 +77,14 @@ def _stale_derive_cache(patch: pytest.MonkeyPatch) -> None:
 def _fold_before_coverage_check(patch: pytest.MonkeyPatch) -> None:
     original = _admission.admit
 
-    def admit(surface: SurfaceManager, seq: int, kind: object, *rest: object) -> Any:
+    def admit(surface: SurfaceManager, seq: int, kind: object, *rest: Any, **options: Any) -> Any:
         try:
-            return original(surface, seq, kind, *rest)
+            return original(surface, seq, kind, *rest, **options)
         except InvalidEventError as error:
             if error.code is Code.REPLACE_PROVENANCE_INCOMPLETE:
                 op = _admission._surface_op(rest[2])
-                assert op is not None and op != "append"
-                span = surface.span(op.start, op.end)
+                assert isinstance(op, Replace)
+                span = surface._span(op.start, op.end)
                 assert isinstance(span, list)
                 surface._replace(seq, span)  # folded already: not atomic
             raise
@@ -87,19 +95,24 @@ def _fold_before_coverage_check(patch: pytest.MonkeyPatch) -> None:
 def _skip_coverage_check(patch: pytest.MonkeyPatch) -> None:
     original = _admission.admit
 
-    def admit(surface: SurfaceManager, seq: int, kind: Any, time: Any, data: Any, op: Any, refs: Any) -> Any:
+    def admit(
+        surface: SurfaceManager, seq: int, kind: Any, time: Any, data: Any, op: Any, refs: Any, **options: Any
+    ) -> Any:
         try:
-            return original(surface, seq, kind, time, data, op, refs)
+            return original(surface, seq, kind, time, data, op, refs, **options)
         except InvalidEventError as error:
             if error.code is not Code.REPLACE_PROVENANCE_INCOMPLETE:
                 raise
         replace = _admission._surface_op(op)
-        assert replace is not None and replace != "append"
-        span = surface.span(replace.start, replace.end)
-        named = None if refs is _admission.MISSING else _admission._provenance(seq, kind, refs)
-        stamp = _admission._exact_int(time)
-        assert stamp is not None
-        return Event(kind, seq, stamp, freeze(data), named, replace), span
+        assert isinstance(replace, Replace)
+        span = surface._span(replace.start, replace.end)
+        assert isinstance(span, list)
+        given = [] if refs is _admission.MISSING else list(refs)
+        covering = [*given, *(node.seq for node in span if node.seq not in given)]
+        event, shadowed = original(surface, seq, kind, time, data, op, covering, **options)
+        assert event.source_event_seqs is not None
+        kept = None if refs is _admission.MISSING else event.source_event_seqs[: len(given)]
+        return dataclasses.replace(event, source_event_seqs=kept), shadowed
 
     patch.setattr(_admission, "admit", admit)
 
@@ -133,11 +146,21 @@ def _live_history_view(patch: pytest.MonkeyPatch) -> None:
 
 
 def _invalidate_keeps_generation(patch: pytest.MonkeyPatch) -> None:
+    """Built from the public API: the generation no longer counts the invalidations themselves."""
+    invalidations: dict[int, int] = {}
+    original_invalidate = SurfaceManager.invalidate
+    original_generation = SurfaceManager.replace_generation
+
     def invalidate(self: SurfaceManager) -> None:
-        self._reset()
-        self._snapshot = None
+        invalidations[id(self)] = invalidations.get(id(self), 0) + 1
+        original_invalidate(self)
+
+    def generation(self: SurfaceManager) -> int:
+        value: int = original_generation.fget(self)  # type: ignore[attr-defined]
+        return value - invalidations.get(id(self), 0)
 
     patch.setattr(SurfaceManager, "invalidate", invalidate)
+    patch.setattr(SurfaceManager, "replace_generation", property(generation))
 
 
 def _empty_assistant_projected(patch: pytest.MonkeyPatch) -> None:

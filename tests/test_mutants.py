@@ -16,7 +16,7 @@ from tests.machine_core import CoreMachine, Disagreement
 from tests.mutants import MUTANTS, Mutant
 
 SEARCH = settings(
-    max_examples=60,
+    max_examples=40,
     stateful_step_count=40,
     derandomize=True,
     database=None,

@@ -110,7 +110,7 @@ def admit(
     if op == APPEND:
         return Event(kind, seq, stamp, frozen, refs, APPEND), None
     assert isinstance(op, Replace)
-    span = surface.span(op.start, op.end)
+    span = surface._span(op.start, op.end)
     if span == "start":
         raise _reject(
             Code.REPLACE_START_NOT_ON_SURFACE,
