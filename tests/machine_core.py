@@ -481,7 +481,12 @@ class CoreMachine(RuleBasedStateMachine):
         variant = data.draw(st.sampled_from(("exact", "superset", "tuple", "iterator", "set")))
         if not shuffled and variant != "superset":
             variant = "absent"
-        if data.draw(st.integers(0, 3)) == 0:
+        roll = data.draw(st.integers(0, 19))
+        if cover and roll in (12, 13, 14):
+            variant = "missing one"  # the coverage rule gets its own share
+        elif cover and roll in (15, 16):
+            variant = "absent"
+        elif roll >= 17 or (not cover and roll >= 12):
             variant = data.draw(
                 st.sampled_from(
                     (

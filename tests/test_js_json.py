@@ -224,3 +224,7 @@ def test_numbers_edge_facts_from_the_reference() -> None:
     assert_same_json(meta["big"], 12345678901234567890.0)
     assert_same_json(meta["oneDotZero"], 1)
     assert math.isclose(meta["exp"], 2.5e-5)
+
+
+def test_json_text_errors_are_value_errors() -> None:
+    assert issubclass(JsonTextError, ValueError)

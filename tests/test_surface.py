@@ -422,3 +422,25 @@ def test_case_52_a_marker_less_surface_event_never_reaches_the_log() -> None:
     event = s.append("user/message", B.user(), surface_op="append")
     assert s.surface.node(event.seq) is not None
     assert s.derive_event_message(event) is not None
+
+
+def test_position_and_generation_now() -> None:
+    s = B.users(4)
+    s.append("user/message", B.user("sum"), surface_op=B.replace(1, 2), source_event_seqs=[1, 2])
+    surface = s.surface
+    assert [surface.position(node.seq) for node in surface.nodes] == [0, 1, 2]
+    assert surface.generation_now == surface.replace_generation == 1
+
+
+def test_the_spec_surface_helpers() -> None:
+    order = (5, 0, 3, 1)
+    assert dsh_spec.surface.replace_range(order, 9, dsh_spec.Replace(5, 3)) == (0, 2)
+    assert dsh_spec.shadowed(order, 9, dsh_spec.Replace(0, 1)) == (0, 3, 1)
+    refused = dsh_spec.shadowed(order, 9, dsh_spec.Replace(3, 0))
+    assert isinstance(refused, dsh_spec.Rejection)
+    assert (refused.code, refused.seq) == (Code.REPLACE_RANGE_REVERSED, 9)
+    assert dsh_spec.surface.position(order, True) is None and dsh_spec.surface.position(order, 3) == 2
+    assert dsh_spec.surface_op_json(dsh_spec.Replace(1, 2)) == {"op": "replace", "start": 1, "end": 2}
+    assert dsh_spec.surface_op_json("append") == "append"
+    nodes = dsh_spec.surface_nodes(dsh_spec.Surface(order, 0))
+    assert [tuple(n) for n in nodes] == [(5, None, 0), (0, 5, 3), (3, 0, 1), (1, 3, None)]
