@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import dsh_session
+import dsh_spec
 from dsh_session import (
     SESSION_FORMAT_VERSION,
     Code,
@@ -451,3 +452,27 @@ def test_event_records_cannot_be_changed() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         event.seq = 5  # type: ignore[misc]
     assert isinstance(event, Event)
+
+
+def test_a_json_record_holds_json_so_a_tuple_is_no_array() -> None:
+    """In a JSON record a tuple is not JSON (the spec refuses it too); an Event's tuple is its own type."""
+    users = [B.record("user/message", 0, B.user(), op="append")]
+    refused(
+        Code.MALFORMED_PROVENANCE,
+        1,
+        Session,
+        "x",
+        [*users, B.record("user/message", 1, B.user(), op="append", refs=(0,))],
+    )
+    refused(
+        Code.MALFORMED_SURFACE_OP,
+        1,
+        Session,
+        "x",
+        [*users, B.record("user/message", 1, B.user(), op=Replace(0, 0), refs=[0])],
+    )
+    s = Session("x", users)
+    s.append("user/message", B.user(), surface_op=Replace(0, 0), source_event_seqs=(0,))
+    assert Session("copy", list(s.events)).events[1].source_event_seqs == (0,)
+    spec = dsh_spec.check_seed([*users, B.record("user/message", 1, B.user(), op="append", refs=(0,))])
+    assert isinstance(spec, dsh_spec.Rejection) and spec.code is Code.MALFORMED_PROVENANCE

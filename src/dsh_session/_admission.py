@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dsh_session._frozen import FrozenList
 from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import APPEND, SURFACE_TYPES, Event, Replace, SurfaceOp
 from dsh_session.json_value import NotJsonError, canonical_number, freeze
@@ -178,7 +177,7 @@ def _exact_int(value: object) -> int | None:
 
 def _provenance(seq: int, kind: str, raw: object) -> tuple[int, ...]:
     refs: list[int] = []
-    if type(raw) is list or type(raw) is FrozenList:  # a JSON array, as the JSON-value rule has it
+    if isinstance(raw, list | tuple):
         for ref in raw:
             number = _exact_int(ref)
             if number is None:
@@ -257,7 +256,7 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
                 f"{_at(index, record.type)} has seq {record.seq!r}; seqs must run 0, 1, 2, ...",
             )
         op: object = MISSING if record.surface_op is None else record.surface_op
-        refs: object = MISSING if record.source_event_seqs is None else list(record.source_event_seqs)
+        refs: object = MISSING if record.source_event_seqs is None else record.source_event_seqs
         return record.type, record.time, record.data, op, refs
     if not isinstance(record, Mapping):
         raise _reject(Code.MALFORMED_EVENT, index, None, f"event at index {index} is not an object")
@@ -289,9 +288,26 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
         record["type"],
         record["time"],
         record["data"],
-        record.get("surfaceOp", MISSING),
-        record.get("sourceEventSeqs", MISSING),
+        _json_field(record.get("surfaceOp", MISSING)),
+        _json_field(record.get("sourceEventSeqs", MISSING)),
     )
+
+
+class _NotJson:
+    """A record field holding a tuple: not JSON, so no rule may take it for an array."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def _json_field(value: object) -> object:
+    """A JSON record's surface field as admission should see it (a tuple is not an array)."""
+    return _NotJson(value) if isinstance(value, tuple) else value
 
 
 def _at(index: int, kind: object) -> str:
