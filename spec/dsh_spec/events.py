@@ -41,7 +41,7 @@ class Replace:
     end: int
 
 
-SurfaceOp: TypeAlias = "Literal['append'] | Replace"
+SurfaceOp: TypeAlias = Literal["append"] | Replace
 
 
 @dataclass(frozen=True)

@@ -137,9 +137,10 @@ def _canonical_dict(obj: dict[object, object], path: str, ancestors: set[int]) -
 
 
 def js_string(text: str) -> str:
-    """``JSON.stringify`` of a string: lone surrogates become ``\\udxxx`` escapes."""
+    """``JSON.stringify`` of a string: lone surrogates become ``\\udxxx`` escapes (a pair
+    held as two code points is the character it encodes, as in JavaScript)."""
     out = ['"']
-    for char in text:
+    for char in canonical_string(text):
         code = ord(char)
         if char == '"':
             out.append('\\"')

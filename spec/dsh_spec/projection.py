@@ -14,6 +14,9 @@
 
 ``derive_messages`` is the projection of each node of the surface, head to tail,
 skipping events that project to nothing.
+
+The ``post:`` lines in ``derive_event_message``'s docstring are contracts (PEP 316
+syntax) that CrossHair checks symbolically (``tests/test_crosshair.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import copy
 from collections.abc import Iterable
 from typing import TypeAlias
 
-from dsh_spec.events import Event
+from dsh_spec.events import Event, is_surface_type  # noqa: F401 (is_surface_type: in contracts)
 from dsh_spec.json_value import Json, js_string
 from dsh_spec.rejection import Rejection
 from dsh_spec.surface import fold_surface
@@ -31,7 +34,16 @@ Message: TypeAlias = dict[str, Json]
 
 
 def derive_event_message(event: Event) -> Message | None:
-    """The message ``event`` contributes to the history, if any (a fresh copy)."""
+    """The message ``event`` contributes to the history, if any (a fresh copy).
+
+    post: __return__ is None or list(__return__) == ["role", "content"]
+    post: (__return__ is None) == (not is_surface_type(event.type) or not isinstance(event.data, dict) or _empty_assistant(event))
+    post: __return__ is None or __return__["role"] == ("assistant" if event.type == "assistant/message" else "user")
+    post: event.type != "tool/result" or __return__ is None or [b["type"] for b in __return__["content"]] == ["tool-result"]
+    post: event.type != "steering/message" or __return__ is None or _tagged_as("steering", __return__["content"])
+    post: event.type != "context/message" or __return__ is None or _raw(event) or _tagged_as("context", __return__["content"])
+    post: __return__ is None or event.type == "tool/result" or __return__["content"] is not event.data["content"]
+    """  # noqa: E501 (a contract is one line)
     data = copy.deepcopy(event.data)
     if not isinstance(data, dict):
         return None
@@ -55,6 +67,31 @@ def derive_event_message(event: Event) -> Message | None:
     if event.type == "steering/message":
         return {"role": "user", "content": tagged("steering", data.get("source"), content)}
     return None
+
+
+def _empty_assistant(event: Event) -> bool:
+    """An assistant message with no content (it stays on the surface but projects to nothing)."""
+    data = event.data
+    return event.type == "assistant/message" and isinstance(data, dict) and not data.get("content")
+
+
+def _raw(event: Event) -> bool:
+    """A context message in the raw envelope (projected without tags)."""
+    data = event.data
+    return event.type == "context/message" and isinstance(data, dict) and data.get("envelope") == "raw"
+
+
+def _tagged_as(tag: str, content: Json) -> bool:
+    """``content`` opens with ``<tag source=...>`` and closes with ``</tag>`` text blocks (for contracts)."""
+    if not isinstance(content, list) or len(content) < 2:
+        return False
+    first, last = content[0], content[-1]
+    return (
+        isinstance(first, dict)
+        and isinstance(first.get("text"), str)
+        and str(first.get("text")).startswith(f"<{tag} source=")
+        and last == {"type": "text", "text": f"</{tag}>"}
+    )
 
 
 def tagged(tag: str, source: Json, content: Json) -> list[Json]:

@@ -12,6 +12,10 @@ the log under one step:
   adds one to the replace generation.
 
 The linked-list view (``prev`` / ``next``) is derived from the order.
+
+The ``pre:`` / ``post:`` lines in the docstrings below are contracts (PEP 316
+syntax) that CrossHair checks symbolically (``tests/test_crosshair.py``).
+``__return__`` is the result; ``a or b`` reads "a, else b must hold".
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from dsh_spec.codes import Code
-from dsh_spec.events import APPEND, Event, Replace, is_surface_type
+from dsh_spec.events import APPEND, Event, Replace, SurfaceOp, is_surface_type
 from dsh_spec.rejection import Rejection
 
 
@@ -52,7 +56,13 @@ def position(order: tuple[int, ...], seq: object) -> int | None:
 
 
 def replace_range(order: tuple[int, ...], seq: int, op: Replace) -> tuple[int, int] | Rejection:
-    """The positions ``(first, last)`` a replace at ``seq`` covers, or why it cannot."""
+    """The positions ``(first, last)`` a replace at ``seq`` covers, or why it cannot.
+
+    pre: len(set(order)) == len(order)
+    post: isinstance(__return__, Rejection) or 0 <= __return__[0] <= __return__[1] < len(order)
+    post: isinstance(__return__, Rejection) or (order[__return__[0]], order[__return__[1]]) == (op.start, op.end)
+    post: not isinstance(__return__, Rejection) or __return__.seq == seq
+    """  # noqa: E501 (a contract is one line)
     first = position(order, op.start)
     if first is None:
         return Rejection(
@@ -84,24 +94,68 @@ def shadowed(order: tuple[int, ...], seq: int, op: Replace) -> tuple[int, ...] |
     return order[first : last + 1]
 
 
+def marker(event: Event) -> SurfaceOp | None:
+    """The surface operation folding ``event`` performs: its marker, if its type is surface-eligible."""
+    return event.surface_op if is_surface_type(event.type) else None
+
+
 def step(surface: Surface, event: Event) -> Surface | Rejection:
-    """Fold one event into the surface."""
-    op = event.surface_op
-    if op is None or not is_surface_type(event.type):
+    """Fold one event into the surface.
+
+    pre: len(set(surface.order)) == len(surface.order) and event.seq not in surface.order
+    post: marker(event) is not None or __return__ == surface
+    post: marker(event) != APPEND or __return__ == Surface((*surface.order, event.seq), surface.generation)
+    post: isinstance(marker(event), Replace) or not isinstance(__return__, Rejection)
+    """
+    op = marker(event)
+    if op is None:
         return surface
     if op == APPEND:
         return Surface(surface.order + (event.seq,), surface.generation)
-    assert isinstance(op, Replace)
-    span = replace_range(surface.order, event.seq, op)
+    return fold_replace(surface, event.seq, op)
+
+
+def fold_replace(before: Surface, seq: int, op: Replace) -> Surface | Rejection:
+    """The surface after a replace at ``seq``: the range ``op`` gives way to ``seq``, in its place.
+
+    pre: len(set(before.order)) == len(before.order) and seq not in before.order
+    post: isinstance(__return__, Rejection) or __return__.generation == before.generation + 1
+    post: isinstance(__return__, Rejection) or len(set(__return__.order)) == len(__return__.order)
+    post: isinstance(__return__, Rejection) or __return__.order.index(seq) == before.order.index(op.start)
+    post: isinstance(__return__, Rejection) or len(before.order) - len(__return__.order) == _width(before, op) - 1
+    post: isinstance(__return__, Rejection) or set(__return__.order) - {seq} <= set(before.order) - {op.start, op.end}
+    post: not isinstance(__return__, Rejection) or (__return__.seq, __return__.code) == (seq, _refusal(before, op))
+    """  # noqa: E501 (a contract is one line)
+    span = replace_range(before.order, seq, op)
     if isinstance(span, Rejection):
         return span
     first, last = span
-    order = surface.order[:first] + (event.seq,) + surface.order[last + 1 :]
-    return Surface(order, surface.generation + 1)
+    order = before.order[:first] + (seq,) + before.order[last + 1 :]
+    return Surface(order, before.generation + 1)
+
+
+def _width(before: Surface, op: Replace) -> int:
+    """How many nodes the range ``op`` spans on ``before`` (for contracts; the endpoints are on it)."""
+    return before.order.index(op.end) - before.order.index(op.start) + 1
+
+
+def _refusal(before: Surface, op: Replace) -> Code:
+    """The code a replace of ``op`` over ``before`` is refused with (for contracts), stated directly."""
+    if op.start not in before.order:
+        return Code.REPLACE_START_NOT_ON_SURFACE
+    if op.end not in before.order:
+        return Code.REPLACE_END_NOT_ON_SURFACE
+    return Code.REPLACE_RANGE_REVERSED
 
 
 def fold_surface(events: Iterable[Event]) -> Surface | Rejection:
-    """The surface of a log: the left fold of :func:`step` from the empty surface."""
+    """The surface of a log: the left fold of :func:`step` from the empty surface.
+
+    pre: isinstance(events, (list, tuple)) and len({e.seq for e in events}) == len(events)
+    post: isinstance(__return__, Rejection) or len(set(__return__.order)) == len(__return__.order)
+    post: isinstance(__return__, Rejection) or __return__.generation == len([e for e in events if isinstance(marker(e), Replace)])
+    post: isinstance(__return__, Rejection) or set(__return__.order) <= {e.seq for e in events if marker(e) is not None}
+    """  # noqa: E501 (a contract is one line)
     surface = Surface()
     for event in events:
         folded = step(surface, event)
@@ -112,7 +166,12 @@ def fold_surface(events: Iterable[Event]) -> Surface | Rejection:
 
 
 def surface_nodes(surface: Surface) -> tuple[SurfaceNode, ...]:
-    """The surface as linked nodes, head to tail."""
+    """The surface as linked nodes, head to tail.
+
+    post: [node.seq for node in __return__] == list(surface.order)
+    post: all(a.next == b.seq and b.prev == a.seq for a, b in zip(__return__, __return__[1:]))
+    post: not __return__ or (__return__[0].prev, __return__[-1].next) == (None, None)
+    """
     order = surface.order
     return tuple(
         SurfaceNode(

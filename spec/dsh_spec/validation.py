@@ -146,7 +146,9 @@ def admit(
     """
     kind = draft.type
     if type(kind) is not str or not kind:
-        return Rejection(Code.MALFORMED_EVENT, seq, f"event type must be a non-empty string, got {kind!r}")
+        return Rejection(
+            Code.MALFORMED_EVENT, seq, f"event at seq {seq}: type must be a non-empty string, got {kind!r}"
+        )
     time = draft.time
     if type(time) in (int, float):
         time = canonical_number(time)  # type: ignore[arg-type]

@@ -90,7 +90,12 @@ def admit(
     provenance entry may name; ``None`` means all of ``[0, seq)``.
     """
     if type(kind) is not str or not kind:
-        raise _reject(Code.MALFORMED_EVENT, seq, kind, f"event type must be a non-empty string, got {kind!r}")
+        raise _reject(
+            Code.MALFORMED_EVENT,
+            seq,
+            kind,
+            f"event at seq {seq}: type must be a non-empty string, got {kind!r}",
+        )
     stamp = time if type(time) is int and -_EXACT <= time <= _EXACT else _exact_int(time)
     if stamp is None:
         raise _reject(
@@ -149,7 +154,7 @@ def admit(
     if op == APPEND:
         return _event(kind, seq, stamp, frozen, refs, APPEND), None
     assert isinstance(op, Replace)
-    span = surface.span(op.start, op.end)
+    span = surface._span(op.start, op.end)
     if span == "start":
         raise _reject(
             Code.REPLACE_START_NOT_ON_SURFACE,
@@ -295,7 +300,7 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
                 Code.SEQ_NOT_CONTIGUOUS,
                 index,
                 record.type,
-                f"event at index {index} has seq {record.seq!r}; seqs must run 0, 1, 2, ...",
+                f"{_at(index, record.type)} has seq {record.seq!r}; seqs must run 0, 1, 2, ...",
             )
         op: object = MISSING if record.surface_op is None else record.surface_op
         refs: object = MISSING if record.source_event_seqs is None else record.source_event_seqs
@@ -308,7 +313,7 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
             Code.MALFORMED_EVENT,
             index,
             record.get("type"),
-            f"event at index {index} lacks {', '.join(missing)}",
+            f"{_at(index, record.get('type'))} lacks {', '.join(missing)}",
         )
     unknown = [key for key in record if key not in _EVENT_KEYS]
     if unknown:
@@ -316,7 +321,7 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
             Code.MALFORMED_EVENT,
             index,
             record.get("type"),
-            f"event at index {index} has unknown key(s) {', '.join(map(repr, unknown))}",
+            f"{_at(index, record.get('type'))} has unknown key(s) {', '.join(map(repr, unknown))}",
         )
     seq = _exact_int(record["seq"])
     if seq is None or seq != index:
@@ -324,12 +329,34 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
             Code.SEQ_NOT_CONTIGUOUS,
             index,
             record.get("type"),
-            f"event at index {index} has seq {record['seq']!r}; seqs must run 0, 1, 2, ...",
+            f"{_at(index, record.get('type'))} has seq {record['seq']!r}; seqs must run 0, 1, 2, ...",
         )
     return (
         record["type"],
         record["time"],
         record["data"],
-        record.get("surfaceOp", MISSING),
-        record.get("sourceEventSeqs", MISSING),
+        _json_field(record.get("surfaceOp", MISSING)),
+        _json_field(record.get("sourceEventSeqs", MISSING)),
     )
+
+
+class _NotJson:
+    """A record field holding a tuple: not JSON, so no rule may take it for an array."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def _json_field(value: object) -> object:
+    """A JSON record's surface field as admission should see it (a tuple is not an array)."""
+    return _NotJson(value) if isinstance(value, tuple) else value
+
+
+def _at(index: int, kind: object) -> str:
+    """Where a record sits, naming its type when it has a usable one."""
+    return f"{kind} event at index {index}" if type(kind) is str and kind else f"event at index {index}"

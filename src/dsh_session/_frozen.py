@@ -29,7 +29,8 @@ class FrozenDict(dict[str, Any]):
     plain: bool
 
     def __init__(self, *_args: object, **_kwargs: object) -> None:
-        """Do nothing: instances are built by :func:`_frozen_dict` only."""
+        """Refuse: instances are built by :func:`dsh_session.freeze` only (so each is canonical)."""
+        raise TypeError("a FrozenDict is made by dsh_session.freeze(), not called directly")
 
     __setitem__ = _refuse
     __delitem__ = _refuse
@@ -57,7 +58,8 @@ class FrozenList(list[Any]):
     plain: bool
 
     def __init__(self, *_args: object, **_kwargs: object) -> None:
-        """Do nothing: instances are built by :func:`_frozen_list` only."""
+        """Refuse: instances are built by :func:`dsh_session.freeze` only (so each is canonical)."""
+        raise TypeError("a FrozenList is made by dsh_session.freeze(), not called directly")
 
     __setitem__ = _refuse
     __delitem__ = _refuse

@@ -19,7 +19,7 @@ from json.encoder import encode_basestring
 from typing import Any
 
 from dsh_session._frozen import FrozenDict, FrozenList
-from dsh_session.json_value import freeze, is_array_index
+from dsh_session.json_value import canonical_string, freeze, is_array_index
 
 _EXACT = 2**53
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -59,10 +59,12 @@ def js_number(value: int | float) -> str:
 
 
 def js_string(text: str) -> str:
-    """A string as ``JSON.stringify`` writes it."""
+    """A string as ``JSON.stringify`` writes it (a surrogate pair held as two code points
+    is the character it encodes, as in JavaScript; a lone surrogate is escaped)."""
     quoted: str = encode_basestring(text)
     if text.isascii() or _LONE_SURROGATE.search(quoted) is None:
         return quoted
+    quoted = encode_basestring(canonical_string(text)[0])
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
 
 

@@ -164,10 +164,10 @@ class Session:
             self._messages = []
             self._derived_generation = generation
             self._derived_last = None
-            node = surface.head
+            node = surface._head
         else:
             last = self._derived_last
-            node = last.next if last is not None else surface.head
+            node = last.next if last is not None else surface._head
         messages = self._messages
         keep = messages.append
         log = self._log

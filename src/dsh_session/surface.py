@@ -116,9 +116,9 @@ class SurfaceManager:
         events, so folding cannot fail."""
         log = self._log
         while self._folded < len(log):
-            self.fold(log[self._folded])
+            self._fold(log[self._folded])
 
-    def fold(self, event: Event) -> None:
+    def _fold(self, event: Event) -> None:
         """Fold the next event of the log (which has passed admission)."""
         self._folded += 1
         op = event.surface_op
@@ -129,11 +129,11 @@ class SurfaceManager:
             self._append(event.seq)
         else:
             assert isinstance(op, Replace)
-            span = self.span(op.start, op.end)
+            span = self._span(op.start, op.end)
             assert isinstance(span, list)
             self._replace(event.seq, span)
 
-    def span(self, start: int, end: int) -> list[_Node] | str:
+    def _span(self, start: int, end: int) -> list[_Node] | str:
         """The nodes a replace of ``start``..``end`` shadows, head to tail, or which
         check failed: ``"start"``, ``"end"`` or ``"order"``."""
         first = self._by_seq.get(start)
@@ -189,10 +189,6 @@ class SurfaceManager:
         self._generation += 1
 
     # -- for the session's derived history -------------------------------------
-
-    @property
-    def head(self) -> _Node | None:
-        return self._head
 
     @property
     def generation_now(self) -> int:

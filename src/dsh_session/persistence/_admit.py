@@ -41,7 +41,7 @@ class LogAdmitter:
         seq = self._next
         kind, time, data, op, refs = _admission.read_record(seq, record)
         event, _span = _admission.admit(self._surface, seq, kind, time, data, op, refs)
-        self._surface.fold(event)
+        self._surface._fold(event)
         self._next = seq + 1
         order = record.key_order if isinstance(record, Event) else _key_order(record)
         if order is not None:

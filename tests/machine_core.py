@@ -1,0 +1,927 @@
+"""The implementation and the spec, driven side by side by one Hypothesis state machine.
+
+Every rule does the same thing to a :class:`dsh_session.Session` and to the
+spec's log (a tuple of ``dsh_spec.Event``): appends of every kind, valid and
+not, replaces over every sort of range, ``surface.invalidate()``, derives at
+random moments, re-seeding a new session from the log, seeding with broken
+records, and attempts to change what the API handed out. After every step the
+invariant demands that the two agree, type-strictly: the events, the surface
+nodes with their links, the replace generation, the derived history, and that
+every view handed out earlier still shows what it showed then.
+
+How the two are fed the same input. The implementation takes a few things the
+spec's JSON world does not have, and the machine translates them:
+
+- its own value types: a ``Replace`` or a frozen mapping as ``surfaceOp`` is
+  the JSON object ``{op, start, end}``; frozen data is the plain value;
+- ``source_event_seqs`` may be any iterable (it is listed on the way in);
+- ``None`` for ``surface_op`` / ``source_event_seqs`` means "absent".
+
+Arguments that break ``append``'s annotations (a non-str type, a float in the
+provenance) are passed to the undecorated method, so the implementation's own
+checks answer rather than beartype's sampling. The clock is injected: the time
+an append gets is the one the spec is given.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from hypothesis import event as note
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
+import dsh_spec
+from dsh_session import (
+    Event,
+    InvalidEventError,
+    Replace,
+    Session,
+    freeze,
+)
+from dsh_session.js_json import dumps, loads
+from dsh_spec import ABSENT, Draft, Rejection
+from tests import strategies as S
+from tests.support import deeply_frozen, json_diff
+
+
+class Disagreement(AssertionError):
+    """The implementation and the spec (or a promise of the API) disagree."""
+
+
+def require(condition: bool, message: str | Callable[[], str]) -> None:
+    if not condition:
+        raise Disagreement(message() if callable(message) else message)
+
+
+def same_json(left: Any, right: Any, what: str) -> None:
+    found = json_diff(left, right)
+    require(found is None, lambda: f"{what}: {found}")
+
+
+def plain(value: Any) -> Any:
+    """The plain JSON value of something the implementation returned (frozen or not)."""
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    return value
+
+
+class Clock:
+    """A deterministic clock; a value can be queued for the next call (even a bad one)."""
+
+    def __init__(self) -> None:
+        self.now = 1_767_225_600_000
+        self.last: object = None
+        self.queued: list[object] = []
+
+    def __call__(self) -> int:
+        if self.queued:
+            value = self.queued.pop(0)
+        else:
+            self.now += 7
+            value = self.now
+        self.last = value
+        return value  # type: ignore[return-value]
+
+
+#: Odd clock readings: integral floats are fine (canonical ints), the rest are not integers.
+ODD_TIMES = (7.0, -3, 0, 2**53, 2**53 + 1, 2.0**60, 7.5, True, float("nan"), "7", None)
+
+
+@dataclasses.dataclass
+class Offer:
+    """One append as offered to both sides: what the implementation gets, what the spec gets."""
+
+    kind: object
+    data: Any
+    spec_data: Any
+    op: Any = ABSENT
+    spec_op: Any = ABSENT
+    refs: Any = ABSENT
+    spec_refs: Any = ABSENT
+    bypass: bool = False
+    label: str = ""
+
+
+_REPLACE_CODES = frozenset(
+    {
+        dsh_spec.Code.REPLACE_START_NOT_ON_SURFACE,
+        dsh_spec.Code.REPLACE_END_NOT_ON_SURFACE,
+        dsh_spec.Code.REPLACE_RANGE_REVERSED,
+        dsh_spec.Code.REPLACE_PROVENANCE_INCOMPLETE,
+    }
+)
+
+
+class CoreMachine(RuleBasedStateMachine):
+    """Session (implementation) against dsh_spec (specification)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.clock = Clock()
+        self.session = Session("machine", clock=self.clock)
+        self.log: tuple[dsh_spec.Event, ...] = ()
+        self.extra_generation = 0
+        self.derive_every_step = True
+        self.sessions_made = 0
+        self.views: list[tuple[str, Any, list[Any]]] = []
+        self._spec_cache: tuple[tuple[dsh_spec.Event, ...], dsh_spec.Surface, tuple[Any, ...]] | None = None
+
+    # -- the spec's view of the current log ---------------------------------------------
+
+    def spec_state(self) -> tuple[dsh_spec.Surface, tuple[Any, ...]]:
+        cache = self._spec_cache
+        if cache is None or cache[0] is not self.log:
+            surface = dsh_spec.fold_surface(self.log)
+            messages = dsh_spec.derive_messages(self.log)
+            assert not isinstance(surface, Rejection) and not isinstance(messages, Rejection)
+            cache = (self.log, surface, messages)
+            self._spec_cache = cache
+        return cache[1], cache[2]
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        return self.spec_state()[0].order
+
+    def replaces_in_log(self) -> int:
+        return self.spec_state()[0].generation
+
+    def shadowed_seqs(self) -> list[int]:
+        """Seqs that were on the surface once and are not any more."""
+        on = set(self.order)
+        return [e.seq for e in self.log if e.surface_op is not None and e.seq not in on]
+
+    def log_only_seqs(self) -> list[int]:
+        return [e.seq for e in self.log if e.surface_op is None]
+
+    def records(self) -> list[dict[str, Any]]:
+        return [dsh_spec.event_json(e) for e in self.log]
+
+    # -- setup ---------------------------------------------------------------------------
+
+    @initialize(derive_every_step=st.booleans(), data=st.data())
+    def start(self, derive_every_step: bool, data: st.DataObject) -> None:
+        """Derive in every invariant check or only when a rule says so; maybe start from a seed."""
+        self.derive_every_step = derive_every_step
+        note(f"derive every step: {derive_every_step}")
+        records = data.draw(initial_logs())
+        if records:
+            expected = dsh_spec.check_seed(records)
+            require(not isinstance(expected, Rejection), lambda: f"the initial seed is refused: {expected}")
+            self.adopt(Session("machine", records, clock=self.clock), expected)  # type: ignore[arg-type]
+
+    # -- the invariant --------------------------------------------------------------------
+
+    @invariant()
+    def implementation_agrees_with_spec(self) -> None:
+        session = self.session
+        surface, messages = self.spec_state()
+        require(session.seq == len(self.log), lambda: f"seq {session.seq} vs {len(self.log)}")
+        events = session.events
+        require(len(events) == len(self.log), "length of events")
+        for impl_event, spec_event in zip(events, self.log, strict=True):
+            same_json(impl_event.to_json(), dsh_spec.event_json(spec_event), f"event {spec_event.seq}")
+        nodes = session.surface.nodes
+        expected_nodes = tuple(tuple(node) for node in dsh_spec.surface_nodes(surface))
+        same_json([list(n) for n in nodes], [list(n) for n in expected_nodes], "surface nodes")
+        require(type(nodes) is tuple, "surface.nodes is a tuple")
+        require(session.surface.seqs() == list(surface.order), "surface.seqs()")
+        require(len(session.surface) == len(surface.order), "len(surface)")
+        generation = session.surface.replace_generation
+        expected_generation = surface.generation + self.extra_generation
+        require(
+            type(generation) is int and generation == expected_generation,
+            lambda: f"replace generation {generation!r}, expected {expected_generation}",
+        )
+        if self.derive_every_step:
+            derived = session.derive_messages()
+            same_json(list(derived), list(messages), "derived messages")
+            self.keep_view("messages", derived, plain(list(messages)))
+        else:
+            projected = [session.derive_event_message(events[seq]) for seq in surface.order]
+            same_json([m for m in projected if m is not None], list(messages), "projected surface")
+        for label, view, expected in self.views:
+            same_json(list(view), expected, f"a {label} view taken earlier")
+
+    def keep_view(self, label: str, view: Any, expected: list[Any]) -> None:
+        self.views.append((label, view, expected))
+        del self.views[:-6]
+
+    # -- appending ------------------------------------------------------------------------
+
+    def offer(self, offer: Offer) -> Event | None:
+        """Append on both sides and demand the same outcome; ``None`` when refused."""
+        session = self.session
+        before = (session.seq, session.surface.nodes, session.surface.replace_generation)
+        kwargs: dict[str, Any] = {}
+        if offer.op is not ABSENT:
+            kwargs["surface_op"] = offer.op
+        if offer.refs is not ABSENT:
+            kwargs["source_event_seqs"] = offer.refs
+        method = type(session).append
+        call: Any = getattr(method, "__wrapped__", method) if offer.bypass else method
+        outcome: Event | InvalidEventError
+        try:
+            outcome = call(session, offer.kind, offer.data, **kwargs)
+        except InvalidEventError as error:
+            outcome = error
+        except Exception as error:
+            raise Disagreement(f"append raised {type(error).__name__}: {error}") from error
+        draft = Draft(offer.kind, self.clock.last, offer.spec_data, offer.spec_op, offer.spec_refs)
+        expected = dsh_spec.validate_append(self.log, draft)
+        if isinstance(outcome, InvalidEventError):
+            require(
+                isinstance(expected, Rejection),
+                lambda: f"implementation refused {offer.label} with {outcome.code}; the spec accepts it",
+            )
+            assert isinstance(expected, Rejection)
+            self.check_refusal(outcome, expected, offer.kind)
+            after = (session.seq, session.surface.nodes, session.surface.replace_generation)
+            require(after == before, lambda: f"a refused append changed the session: {before} -> {after}")
+            note(f"refused: {outcome.code}")
+            return None
+        require(
+            isinstance(expected, dsh_spec.Event),
+            lambda: f"implementation accepted {offer.label}; the spec refuses it: {expected}",
+        )
+        assert isinstance(expected, dsh_spec.Event)
+        self.check_event(outcome, expected)
+        self.log = (*self.log, expected)
+        note(f"accepted: {offer.label}")
+        return outcome
+
+    def check_refusal(self, error: InvalidEventError, expected: Rejection, kind: object) -> None:
+        require(
+            error.code == expected.code and error.seq == expected.seq,
+            lambda: f"refusal {error.code}@{error.seq}, spec {expected.code}@{expected.seq}: {error.message}",
+        )
+        require(error.event_type is kind, "the error carries the offered type")
+        require(isinstance(error, ValueError), "InvalidEventError is a ValueError")
+        require(str(expected.seq) in error.message, lambda: f"message names the seq: {error.message}")
+        if isinstance(kind, str) and kind:
+            require(kind in error.message, lambda: f"message names the type: {error.message}")
+
+    def check_event(self, impl: Event, spec: dsh_spec.Event) -> None:
+        same_json(impl.to_json(), dsh_spec.event_json(spec), "the returned event")
+        require(type(impl.type) is str and type(impl.seq) is int and type(impl.time) is int, "field types")
+        require(deeply_frozen(impl.data), "logged data is frozen")
+        refs = impl.source_event_seqs
+        require(refs is None or type(refs) is tuple, "provenance is a tuple")
+        op = impl.surface_op
+        require(op is None or op == "append" or type(op) is Replace, "surface op is 'append' or a Replace")
+        message = self.session.derive_event_message(impl)
+        same_json(message, dsh_spec.derive_event_message(spec), "derive_event_message of the new event")
+
+    @rule(data=st.data())
+    def append_surface(self, data: st.DataObject) -> None:
+        self._append_surface(data)
+
+    @rule(data=st.data())
+    def append_surface_more(self, data: st.DataObject) -> None:
+        self._append_surface(data)
+
+    def _append_surface(self, data: st.DataObject) -> None:
+        kind = data.draw(st.sampled_from(S.SURFACE_KINDS))
+        choice = data.draw(st.integers(0, 9))
+        if choice <= 6:
+            payload = data.draw(S.payloads(kind))
+            label = "append"
+        elif choice <= 8:
+            payload = data.draw(S.broken_payloads(kind))
+            label = "append with a broken payload"
+        else:
+            payload = data.draw(S.non_json_values())
+            label = "append with non-JSON data"
+        op: Any = data.draw(st.sampled_from(("append", "append", freeze("append"))))
+        offer = Offer(kind, payload, payload, op, "append", label=f"{kind} {label}")
+        if data.draw(st.integers(0, 4)) == 0:
+            self.add_refs(offer, data, cover=[])
+        self.offer(offer)
+
+    @rule(data=st.data())
+    def append_log_only(self, data: st.DataObject) -> None:
+        self._append_log_only(data)
+
+    @rule(data=st.data())
+    def append_log_only_more(self, data: st.DataObject) -> None:
+        self._append_log_only(data)
+
+    def _append_log_only(self, data: st.DataObject) -> None:
+        kind = data.draw(st.sampled_from(S.LOG_ONLY_KINDS))
+        choice = data.draw(st.integers(0, 19))
+        payload = data.draw(S.non_json_values()) if choice == 0 else data.draw(S.json_values)
+        offer = Offer(kind, payload, payload, label=f"{kind}")
+        if choice == 1:
+            offer.op = offer.spec_op = data.draw(
+                st.sampled_from(("append", {"op": "replace", "start": 0, "end": 0}))
+            )
+            offer.label += " with a surfaceOp"
+        elif choice == 2:
+            offer.refs = offer.spec_refs = data.draw(st.sampled_from(([0], [], [True])))
+            offer.label += " with sourceEventSeqs"
+        elif choice == 3:
+            self.clock.queued = [data.draw(st.sampled_from(ODD_TIMES))]
+            offer.label += f" at an odd time {self.clock.queued[0]!r}"
+        elif choice == 4:
+            offer.data, offer.spec_data = S.shared_reference_value(), S.shared_reference_value()
+            offer.label += " with shared references"
+        self.offer(offer)
+
+    @rule(data=st.data())
+    def append_aliasing(self, data: st.DataObject) -> None:
+        """Appends where the caller keeps or reuses references to the data."""
+        if len(self.log) > 0 and data.draw(st.booleans()):
+            self.append_reused_frozen_data(data)
+        else:
+            self.append_then_change_the_input(data)
+
+    def append_reused_frozen_data(self, data: st.DataObject) -> None:
+        """Data taken from what the implementation returned is frozen; it is accepted as JSON."""
+        source = self.session.events[data.draw(st.integers(0, len(self.log) - 1))]
+        reused = source.data
+        wrapped = data.draw(st.booleans())
+        payload: Any = {"reused": reused, "n": 1.0} if wrapped else reused
+        spec_payload: Any = {"reused": plain(reused), "n": 1.0} if wrapped else plain(reused)
+        kind = source.type if source.surface_op is None and not wrapped else "tool/call"
+        self.offer(Offer(kind, payload, spec_payload, label="reused frozen data"))
+
+    def append_then_change_the_input(self, data: st.DataObject) -> None:
+        """Changing the caller's objects after append changes nothing logged."""
+        payload: dict[str, Any] = {
+            "content": [{"type": "text", "text": "original"}],
+            "source": {"kind": "user"},
+            "nested": {"list": [1, 2.5]},
+        }
+        refs = [seq for seq in range(len(self.log)) if data.draw(st.booleans())][:3]
+        offer = Offer("user/message", payload, payload, "append", "append", label="input changed afterwards")
+        if refs:
+            offer.refs, offer.spec_refs = refs, list(refs)
+        kept = self.offer(offer)
+        payload["content"][0]["text"] = "HACKED"
+        payload["content"].append({"type": "text", "text": "more"})
+        payload["nested"]["list"].append(3)
+        payload["source"]["kind"] = "plugin"
+        refs.append(10**6)
+        if kept is not None:
+            require(kept.data["content"][0]["text"] == "original", "the caller's data is not aliased")
+
+    # -- surface operations ------------------------------------------------------------------
+
+    @rule(data=st.data())
+    def replace(self, data: st.DataObject) -> None:
+        self._replace(data)
+
+    @rule(data=st.data())
+    def replace_more(self, data: st.DataObject) -> None:
+        self._replace(data)
+
+    @rule(data=st.data())
+    def replace_again(self, data: st.DataObject) -> None:
+        self._replace(data)
+
+    def _replace(self, data: st.DataObject) -> None:
+        order = self.order
+        seq = len(self.log)
+        kind = data.draw(st.sampled_from(S.SURFACE_KINDS))
+        payload = (
+            data.draw(S.payloads(kind))
+            if data.draw(st.integers(0, 15))
+            else data.draw(S.broken_payloads(kind))
+        )
+        shape = data.draw(st.integers(0, 11)) if order else data.draw(st.integers(6, 11))
+        cover: list[int] = []
+        start: Any
+        end: Any
+        if shape <= 5:
+            first = data.draw(st.integers(0, len(order) - 1))
+            last = data.draw(st.integers(first, min(len(order) - 1, first + data.draw(st.integers(0, 4)))))
+            start, end = order[first], order[last]
+            cover = list(order[first : last + 1])
+            label = "replace"
+            if start > end:
+                label += " (numerically reversed, positionally ordered)"
+        else:
+            start, end, label = self.bad_endpoints(data, order, seq)
+            cover = _cover(order, seq, start, end)
+        op, spec_op = self.replace_op(data, start, end)
+        offer = Offer(kind, payload, payload, op, spec_op, label=f"{kind} {label}")
+        if type(op) is dict and any(type(k) is not str for k in op):
+            offer.bypass = True
+        self.add_refs(offer, data, cover)
+        self.offer(offer)
+
+    def bad_endpoints(self, data: st.DataObject, order: tuple[int, ...], seq: int) -> tuple[Any, Any, str]:
+        """Endpoints that must be refused (or, for integral floats, accepted as ints)."""
+        on = list(order) or [0]
+        candidates: dict[str, list[Any]] = {
+            "stale": self.shadowed_seqs(),
+            "log-only": self.log_only_seqs(),
+            "self": [seq],
+            "future": [seq + 1, seq + 5],
+            "negative": [-1, -seq - 1],
+            "non-int": [True, False, "0", None, 0.5, 2**53 + 1, float("nan"), [0]],
+            "integral float": [float(s) for s in on],
+        }
+        if len(order) >= 2:
+            first = data.draw(st.integers(1, len(order) - 1))
+            second = data.draw(st.integers(0, first - 1))
+            candidates["reversed"] = [(order[first], order[second])]
+        name = data.draw(st.sampled_from(sorted(k for k, v in candidates.items() if v)))
+        pick = data.draw(st.sampled_from(candidates[name]))
+        if name == "reversed":
+            return pick[0], pick[1], "replace with a reversed range"
+        other = data.draw(st.sampled_from(on))
+        if data.draw(st.booleans()):
+            return pick, other, f"replace with a {name} start"
+        return other, pick, f"replace with a {name} end"
+
+    def replace_op(self, data: st.DataObject, start: Any, end: Any) -> tuple[Any, Any]:
+        spec_op: Any = {"op": "replace", "start": start, "end": end}
+        form = data.draw(st.integers(0, 9))
+        if form <= 4:
+            return dict(spec_op), spec_op
+        if form <= 6 and type(start) is int and type(end) is int:
+            return Replace(start, end), spec_op
+        if form == 7:
+            malformed = data.draw(
+                st.sampled_from(
+                    (
+                        {"op": "delete", "start": start, "end": end},
+                        {"op": "Replace", "start": start, "end": end},
+                        {"op": "replace", "start": start},
+                        {"op": "replace", "end": end},
+                        {"op": "replace", "start": start, "end": end, "extra": 1},
+                        {"start": start, "end": end},
+                        {},
+                        {"op": "replace", "start": start, "end": end, 3: 1},
+                    )
+                )
+            )
+            return malformed, malformed
+        if form == 8:
+            bad = data.draw(st.sampled_from(("Append", "", "replace", "append ", "APPEND")))
+            return bad, bad
+        try:
+            return freeze(spec_op), spec_op
+        except ValueError:
+            return dict(spec_op), spec_op
+
+    def add_refs(self, offer: Offer, data: st.DataObject, cover: list[int]) -> None:
+        """Give the offer a ``sourceEventSeqs``: covering, a superset, or broken in one way."""
+        seq = len(self.log)
+        earlier = [s for s in range(seq) if s not in cover]
+        extras = data.draw(st.lists(st.sampled_from(earlier), max_size=3, unique=True)) if earlier else []
+        shuffled = data.draw(st.permutations(cover)) if cover else []
+        if not cover:
+            shuffled, extras = extras, []
+        variant = data.draw(st.sampled_from(("exact", "superset", "tuple", "iterator", "set")))
+        if not shuffled and variant != "superset":
+            variant = "absent"
+        roll = data.draw(st.integers(0, 19))
+        if cover and roll in (12, 13, 14):
+            variant = "missing one"  # the coverage rule gets its own share
+        elif cover and roll in (15, 16):
+            variant = "absent"
+        elif roll >= 17 or (not cover and roll >= 12):
+            variant = data.draw(
+                st.sampled_from(
+                    (
+                        "absent",
+                        "missing one",
+                        "empty",
+                        "duplicate",
+                        "self",
+                        "future",
+                        "negative",
+                        "bool",
+                        "integral float",
+                        "fraction",
+                        "string",
+                        "tuple",
+                        "iterator",
+                        "set",
+                    )
+                )
+            )
+        refs: list[Any] = list(shuffled)
+        if variant == "absent":
+            offer.label += ", no provenance"
+            return
+        if variant == "superset":
+            refs = shuffled + extras
+        elif variant == "missing one" and refs:
+            refs.pop(data.draw(st.integers(0, len(refs) - 1)))
+            refs += extras
+        elif variant == "empty":
+            refs = []
+        elif variant == "duplicate":
+            refs = [*refs, *extras, data.draw(st.sampled_from(refs + extras or [0]))]
+        elif variant == "self":
+            refs.append(seq)
+        elif variant == "future":
+            refs.append(seq + data.draw(st.integers(1, 3)))
+        elif variant == "negative":
+            refs.append(-data.draw(st.integers(1, 3)))
+        elif variant == "bool":
+            refs.append(True)
+        elif variant == "integral float":
+            refs = [float(s) for s in refs] or [0.0]
+        elif variant == "fraction":
+            refs.append(0.5)
+        elif variant == "string":
+            refs.append(str(seq - 1))
+        offer.label += f", provenance {variant}"
+        offer.spec_refs = list(refs)
+        if variant == "tuple":
+            offer.refs = tuple(refs)
+        elif variant == "set":
+            as_set = set(refs)
+            offer.refs, offer.spec_refs = as_set, list(as_set)
+        elif variant == "iterator" or any(type(r) not in (int, bool) for r in refs):
+            offer.refs = iter(list(refs))
+        else:
+            offer.refs = refs
+
+    @rule(data=st.data())
+    def append_malformed(self, data: st.DataObject) -> None:
+        """Bad markers and bad types on otherwise good events."""
+        kind: object = data.draw(st.sampled_from(S.SURFACE_KINDS))
+        payload = data.draw(S.payloads(str(kind)))
+        offer = Offer(kind, payload, payload, label="malformed")
+        what = data.draw(st.integers(0, 5))
+        if what == 0:
+            offer.label = f"{kind} without a surfaceOp"
+        elif what == 1:
+            bad_kind = data.draw(st.sampled_from(("", 5, None, b"user/message", ["user/message"], True)))
+            offer.kind, offer.op, offer.spec_op = bad_kind, "append", "append"
+            offer.bypass = type(bad_kind) is not str
+            offer.label = f"type {bad_kind!r}"
+        elif what == 2:
+            bad: Any = data.draw(st.sampled_from((5, True, 0, ["append"], ("append",), 1.5, b"append")))
+            offer.op = offer.spec_op = bad
+            offer.bypass = True
+            offer.label = f"surfaceOp {bad!r}"
+        else:
+            offer.op = offer.spec_op = "append"
+            offer.label = f"{kind} append"
+            self.add_refs(offer, data, cover=[])
+        self.offer(offer)
+
+    @rule(times=st.integers(1, 3))
+    def invalidate(self, times: int) -> None:
+        """The reference's invalidate: +1 each, then the refold counts every replace again."""
+        for _ in range(times):
+            self.session.surface.invalidate()
+        self.extra_generation += times + self.replaces_in_log()
+        note(f"invalidate x{times}")
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @rule(times=st.integers(1, 3))
+    def derive(self, times: int) -> None:
+        """Derive (incrementally) now, maybe several times; repeated results share messages."""
+        expected = list(self.spec_state()[1])
+        previous = None
+        for _ in range(times):
+            derived = self.session.derive_messages()
+            same_json(list(derived), expected, "derived messages")
+            if previous is not None:
+                require(all(a is b for a, b in zip(previous, derived, strict=True)), "messages are cached")
+            previous = derived
+            self.keep_view("messages", derived, plain(expected))
+        require(all(deeply_frozen(message) for message in previous or ()), "derived messages are frozen")
+
+    @rule(data=st.data())
+    def read(self, data: st.DataObject) -> None:
+        """Keep an events view for later, and probe the surface's lookups."""
+        self.keep_view("events", _EventsJson(self.session.events), self.records())
+        self.surface_lookups(data)
+
+    def surface_lookups(self, data: st.DataObject) -> None:
+        """``node``, ``in`` and friends, including probes that only a lax lookup would find."""
+        surface = self.session.surface
+        nodes = dict((node.seq, node) for node in dsh_spec.surface_nodes(self.spec_state()[0]))
+        probe: Any = data.draw(
+            st.sampled_from([*nodes, -1, len(self.log), True, False]) if nodes else st.sampled_from([0, True])
+        )
+        found = surface.node(probe)
+        if type(probe) is int and probe in nodes:
+            require(found is not None and tuple(found) == tuple(nodes[probe]), "surface.node")
+        else:
+            require(found is None, lambda: f"surface.node({probe!r}) should find nothing")
+        require((probe in surface) == (type(probe) is int and probe in nodes), "surface.__contains__")
+        require([tuple(n) for n in surface] == [tuple(n) for n in nodes.values()], "iterating the surface")
+
+    @rule(data=st.data())
+    def try_to_change_what_was_returned(self, data: st.DataObject) -> None:
+        """Every attempt to change a returned value raises; the invariant then checks nothing moved."""
+        targets = self.mutation_targets()
+        name, attempt, expected_error = data.draw(st.sampled_from(targets))
+        try:
+            attempt()
+        except expected_error:
+            note(f"mutation refused: {name}")
+            return
+        except Exception as error:
+            raise Disagreement(
+                f"{name}: raised {type(error).__name__}, not {expected_error.__name__}"
+            ) from error
+        raise Disagreement(f"{name}: the change was allowed")
+
+    def mutation_targets(self) -> list[tuple[str, Callable[[], object], type[Exception]]]:
+        session = self.session
+        events = session.events
+        out: list[tuple[str, Callable[[], object], type[Exception]]] = [
+            ("events[0] = ...", lambda: _set_item(events, 0, None), TypeError),
+            ("del events[0]", lambda: _del_item(events, 0), TypeError),
+            ("nodes[0] = ...", lambda: _set_item(session.surface.nodes, 0, None), TypeError),
+            ("header.id = ...", lambda: setattr(session.header, "id", "other"), AttributeError),
+        ]
+        nodes = session.surface.nodes
+        if nodes:
+            out.append(("node.seq = ...", lambda: setattr(nodes[0], "seq", 99), AttributeError))
+        if events:
+            last = events[len(events) - 1]
+            out.append(("event.data = ...", lambda: setattr(last, "data", {}), AttributeError))
+            out.append(("event.seq = ...", lambda: setattr(last, "seq", 99), AttributeError))
+            for holder in (last.data, *_containers_in(last.data)):
+                out.extend(_container_attacks(holder))
+        messages = session.derive_messages()
+        if messages:
+            out.append(("messages[0] = ...", lambda: _set_item(messages, 0, None), TypeError))
+            message = messages[0]
+            for holder in (message, *_containers_in(message)):
+                out.extend(_container_attacks(holder))
+        return out
+
+    # -- seeding ---------------------------------------------------------------------------
+
+    @rule(how=st.sampled_from(("events", "records", "mixed", "json text")))
+    def reseed(self, how: str) -> None:
+        """A new session seeded from this log is the same session; carry on with it."""
+        events = list(self.session.events)
+        seed: list[Any]
+        if how == "events":
+            seed = events
+        elif how == "records":
+            seed = [e.to_json() for e in events]
+        elif how == "mixed":
+            seed = [e if e.seq % 2 else e.to_json() for e in events]
+        else:
+            seed = [loads(dumps(e.to_json())) for e in events]
+        expected = dsh_spec.check_seed(self.records())
+        require(not isinstance(expected, Rejection), lambda: f"the spec refuses its own log: {expected}")
+        try:
+            fresh = Session(f"reseeded-{self.sessions_made}", seed, clock=self.clock)
+        except Exception as error:
+            raise Disagreement(f"re-seeding from {how} raised {error!r}") from error
+        self.adopt(fresh, expected)  # type: ignore[arg-type]
+        note(f"reseeded from {how}")
+
+    def adopt(self, fresh: Session, events: tuple[dsh_spec.Event, ...]) -> None:
+        same_json(
+            [e.to_json() for e in fresh.events], [dsh_spec.event_json(e) for e in events], "the seeded log"
+        )
+        self.sessions_made += 1
+        self.session = fresh
+        self.log = events
+        self.extra_generation = 0
+
+    @rule(data=st.data())
+    def seed_with_raw_records(self, data: st.DataObject) -> None:
+        """Seed with one more raw record, or with one record broken; adopt the session if accepted."""
+        if len(self.log) > 0 and data.draw(st.booleans()):
+            self.seed_with_a_broken_record(data)
+        else:
+            record = data.draw(self.raw_records(len(self.log)))
+            self.try_seed([*self.records(), record], "one more record")
+
+    def seed_with_a_broken_record(self, data: st.DataObject) -> None:
+        """Seed the log with one of its records broken."""
+        records: list[Any] = self.records()
+        index = data.draw(st.integers(0, len(records) - 1))
+        records[index] = data.draw(self.perturbed(records[index], index))
+        self.try_seed(records, "a broken record")
+
+    def try_seed(self, records: list[Any], label: str) -> None:
+        expected = dsh_spec.check_seed(records)
+        outcome: Session | InvalidEventError
+        try:
+            outcome = Session(f"seeded-{self.sessions_made}", iter(records), clock=self.clock)
+        except InvalidEventError as error:
+            outcome = error
+        except Exception as error:
+            raise Disagreement(f"seeding with {label} raised {type(error).__name__}: {error}") from error
+        if isinstance(outcome, InvalidEventError):
+            require(
+                isinstance(expected, Rejection),
+                lambda: f"seed with {label} refused ({outcome.code}); the spec accepts it",
+            )
+            assert isinstance(expected, Rejection)
+            kind = records[expected.seq].get("type") if type(records[expected.seq]) is dict else None  # type: ignore[index]
+            self.check_refusal(outcome, expected, outcome.event_type)
+            require(outcome.event_type is kind, "the seed error carries the record's type")
+            note(f"seed refused: {outcome.code}")
+            return
+        require(
+            not isinstance(expected, Rejection),
+            lambda: f"seed with {label} accepted; the spec refuses: {expected}",
+        )
+        self.adopt(outcome, expected)  # type: ignore[arg-type]
+        note(f"seed accepted: {label}")
+
+    def raw_records(self, seq: int) -> st.SearchStrategy[Any]:
+        order = self.order
+
+        @st.composite
+        def build(draw: st.DrawFn) -> Any:
+            if draw(st.booleans()):
+                kind = draw(st.sampled_from(S.SURFACE_KINDS))
+                record: dict[str, Any] = {"type": kind, "seq": seq, "time": 5, "data": draw(S.payloads(kind))}
+                if len(order) > 0 and draw(st.booleans()):
+                    first = draw(st.integers(0, len(order) - 1))
+                    record["sourceEventSeqs"] = list(order[first:])
+                    record["surfaceOp"] = {"op": "replace", "start": order[first], "end": order[-1]}
+                else:
+                    record["surfaceOp"] = "append"
+            else:
+                kind = draw(st.sampled_from(S.LOG_ONLY_KINDS))
+                record = {"type": kind, "seq": seq, "time": 5, "data": draw(S.json_values)}
+            return draw(self.perturbed(record, seq))
+
+        return build()
+
+    def perturbed(self, record: dict[str, Any], index: int) -> st.SearchStrategy[Any]:
+        """The record, or the record with one thing wrong (or oddly right) about it."""
+
+        @st.composite
+        def build(draw: st.DrawFn) -> Any:
+            out = dict(record)
+            what = draw(st.integers(0, 10))
+            if what == 0:
+                return out
+            if what == 1:
+                out["seq"] = draw(
+                    st.sampled_from((index + 1, index - 1, float(index), str(index), None, 2**53 + 1))
+                )
+                if index in (0, 1):
+                    out["seq"] = draw(st.sampled_from((out["seq"], bool(index))))
+            elif what == 2:
+                del out[draw(st.sampled_from(("type", "seq", "time", "data")))]
+            elif what == 3:
+                out[draw(st.sampled_from(("extra", "surface_op", "Type", "meta")))] = 1
+            elif what == 4:
+                return draw(st.sampled_from((None, 5, "record", [out], (out,))))
+            elif what == 5:
+                out["time"] = draw(st.sampled_from((1.5, True, "5", None, 5.0, 2**60, float("nan"), -7)))
+            elif what == 6:
+                out["type"] = draw(st.sampled_from((5, None, "", ["user/message"], b"tool/call")))
+            elif what == 7:
+                out["data"] = draw(S.non_json_values())
+            elif what == 8:
+                out["surfaceOp"] = draw(
+                    st.sampled_from(
+                        (
+                            None,
+                            "Append",
+                            5,
+                            True,
+                            ["append"],
+                            ("append",),
+                            {"op": "replace"},
+                            {"op": "delete", "start": 0, "end": 0},
+                            {"op": "replace", "start": True, "end": 0},
+                            {"op": "replace", "start": 0.0, "end": 0},
+                        )
+                    )
+                )
+            elif what == 9:
+                out["sourceEventSeqs"] = draw(
+                    st.sampled_from((None, "ab", 5, [True], [0.5], [0.0], (0,), [], [index], [-1]))
+                )
+            else:
+                out.pop("surfaceOp", None)
+            return out
+
+        return build()
+
+
+@st.composite
+def initial_logs(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """A valid log of up to 16 events (appends, log-only events, replaces) as JSON records."""
+    records: list[dict[str, Any]] = []
+    order: tuple[int, ...] = ()
+    for seq in range(draw(st.integers(0, 16))):
+        what = draw(st.integers(0, 5))
+        if what <= 1:
+            kind = draw(st.sampled_from(S.LOG_ONLY_KINDS))
+            records.append({"type": kind, "seq": seq, "time": seq, "data": draw(S.json_objects)})
+            continue
+        kind = draw(st.sampled_from(S.SURFACE_KINDS))
+        record = {"type": kind, "seq": seq, "time": seq, "data": draw(S.payloads(kind))}
+        if what == 5 and order:
+            first = draw(st.integers(0, len(order) - 1))
+            last = draw(st.integers(first, len(order) - 1))
+            record["sourceEventSeqs"] = list(order[first : last + 1])
+            record["surfaceOp"] = {"op": "replace", "start": order[first], "end": order[last]}
+            order = (*order[:first], seq, *order[last + 1 :])
+        else:
+            record["surfaceOp"] = "append"
+            order = (*order, seq)
+        records.append(record)
+    return records
+
+
+def _cover(order: tuple[int, ...], seq: int, start: Any, end: Any) -> list[int]:
+    """The nodes a replace would shadow if its endpoints were read as ints (else none)."""
+    ends = []
+    for value in (start, end):
+        if type(value) is float and value.is_integer():
+            value = int(value)
+        if type(value) is not int:
+            return []
+        ends.append(value)
+    covered = dsh_spec.shadowed(order, seq, dsh_spec.Replace(ends[0], ends[1]))
+    return [] if isinstance(covered, Rejection) else list(covered)
+
+
+class _EventsJson:
+    """Iterates an events view as plain records (for the views check)."""
+
+    def __init__(self, view: Iterable[Event]) -> None:
+        self.view = view
+
+    def __iter__(self) -> Any:
+        return (event.to_json() for event in self.view)
+
+
+def _set_item(target: Any, key: Any, value: Any) -> None:
+    target[key] = value
+
+
+def _del_item(target: Any, key: Any) -> None:
+    del target[key]
+
+
+def _in_place(target: Any, op: str, other: Any) -> Any:
+    if op == "|=":
+        target |= other
+    elif op == "+=":
+        target += other
+    else:
+        target *= other
+    return target
+
+
+def _containers_in(value: Any) -> list[Any]:
+    out: list[Any] = []
+    if isinstance(value, dict):
+        for item in value.values():
+            if isinstance(item, dict | list):
+                out.append(item)
+                out.extend(_containers_in(item))
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, dict | list):
+                out.append(item)
+                out.extend(_containers_in(item))
+    return out[:6]
+
+
+def _container_attacks(holder: Any) -> list[tuple[str, Callable[[], object], type[Exception]]]:
+    name = type(holder).__name__
+    attacks: list[tuple[str, Callable[[], object], type[Exception]]] = []
+    if isinstance(holder, dict):
+        key = next(iter(holder), "k")
+        attacks += [
+            (f"{name}[k] = ...", lambda: _set_item(holder, key, "HACKED"), TypeError),
+            (f"{name}[new] = ...", lambda: _set_item(holder, "new-key", 1), TypeError),
+            (f"del {name}[k]", lambda: _del_item(holder, key), TypeError),
+            (f"{name}.pop", lambda: holder.pop(key), TypeError),
+            (f"{name}.popitem", lambda: holder.popitem(), TypeError),
+            (f"{name}.update", lambda: holder.update({"x": 1}), TypeError),
+            (f"{name}.setdefault", lambda: holder.setdefault("x", 1), TypeError),
+            (f"{name}.clear", lambda: holder.clear(), TypeError),
+            (f"{name} |= ...", lambda: _in_place(holder, "|=", {"x": 1}), TypeError),
+        ]
+    elif isinstance(holder, list):
+        attacks += [
+            (f"{name}.append", lambda: holder.append(1), TypeError),
+            (f"{name}.extend", lambda: holder.extend([1]), TypeError),
+            (f"{name}.insert", lambda: holder.insert(0, 1), TypeError),
+            (f"{name}[0] = ...", lambda: _set_item(holder, 0, 1), TypeError),
+            (f"{name}[:] = ...", lambda: _set_item(holder, slice(None), []), TypeError),
+            (f"del {name}[0]", lambda: _del_item(holder, 0), TypeError),
+            (f"{name}.pop", lambda: holder.pop(), TypeError),
+            (f"{name}.remove", lambda: holder.remove(holder[0] if holder else 1), TypeError),
+            (f"{name}.clear", lambda: holder.clear(), TypeError),
+            (f"{name}.sort", lambda: holder.sort(), TypeError),
+            (f"{name}.reverse", lambda: holder.reverse(), TypeError),
+            (f"{name} += ...", lambda: _in_place(holder, "+=", [1]), TypeError),
+            (f"{name} *= ...", lambda: _in_place(holder, "*=", 2), TypeError),
+        ]
+    return attacks

@@ -1,0 +1,91 @@
+"""Helpers the tests share: type-strict comparison of JSON values, and test settings.
+
+Python's ``==`` says ``True == 1 == 1.0`` and ignores dict key order; JSON
+(and the TypeScript harness) does not. :func:`json_diff` compares the way the
+wire does: same JSON type at every node (``bool`` is never a number, ``int`` is
+never ``float``), same key order, same values. The implementation's frozen
+containers count as the plain ones; nothing else does.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from hypothesis import HealthCheck, settings
+
+from dsh_session import FrozenDict, FrozenList
+
+
+def json_diff(left: Any, right: Any, path: str = "$") -> str | None:
+    """Where ``left`` and ``right`` differ as JSON values, or ``None`` when they are the same."""
+    kind_left, kind_right = _json_kind(left), _json_kind(right)
+    if kind_left != kind_right:
+        return f"{path}: {kind_left} {left!r} vs {kind_right} {right!r}"
+    if kind_left == "object":
+        if list(left) != list(right):
+            return f"{path}: keys {list(left)!r} vs {list(right)!r}"
+        for key in left:
+            found = json_diff(left[key], right[key], f"{path}.{key}")
+            if found is not None:
+                return found
+        return None
+    if kind_left == "array":
+        if len(left) != len(right):
+            return f"{path}: length {len(left)} vs {len(right)}"
+        for index, (a, b) in enumerate(zip(left, right, strict=True)):
+            found = json_diff(a, b, f"{path}[{index}]")
+            if found is not None:
+                return found
+        return None
+    if left != right:
+        return f"{path}: {left!r} vs {right!r}"
+    return None
+
+
+def _json_kind(value: Any) -> str:
+    kind = type(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "bool"
+    if kind is int:
+        return "int"
+    if kind is float:
+        return "float"
+    if kind is str:
+        return "str"
+    if kind is dict or kind is FrozenDict:
+        return "object"
+    if kind is list or kind is FrozenList:
+        return "array"
+    return f"non-JSON {kind.__name__}"
+
+
+def assert_same_json(left: Any, right: Any) -> None:
+    """Fail with the first difference unless ``left`` and ``right`` are the same JSON value."""
+    found = json_diff(left, right)
+    assert found is None, found
+
+
+def deeply_frozen(value: Any) -> bool:
+    """True when every container inside ``value`` is a frozen one (nothing can be changed)."""
+    kind = type(value)
+    if kind is FrozenDict:
+        return all(deeply_frozen(item) for item in value.values())
+    if kind is FrozenList:
+        return all(deeply_frozen(item) for item in value)
+    return kind in (type(None), bool, int, float, str)
+
+
+#: ``DSH_HYPOTHESIS_PROFILE=thorough`` runs the property tests much longer.
+THOROUGH = os.environ.get("DSH_HYPOTHESIS_PROFILE", "").lower() == "thorough"
+
+
+def property_settings(examples: int = 100) -> settings:
+    """Settings for a plain property test: bounded by default, heavier when thorough."""
+    return settings(
+        max_examples=examples * 20 if THOROUGH else examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )

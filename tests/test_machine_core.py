@@ -1,0 +1,20 @@
+"""The implementation agrees with the spec under the stateful machine (see ``machine_core``)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, settings
+from hypothesis.stateful import run_state_machine_as_test
+
+from tests.machine_core import CoreMachine
+from tests.support import THOROUGH
+
+MACHINE_SETTINGS = settings(
+    max_examples=1000 if THOROUGH else 60,
+    stateful_step_count=80 if THOROUGH else 40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
+
+
+def test_implementation_agrees_with_spec() -> None:
+    run_state_machine_as_test(CoreMachine, settings=MACHINE_SETTINGS)
