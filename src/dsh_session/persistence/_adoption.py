@@ -74,16 +74,7 @@ def durable_prefix(
             session_id=sid,
         )
     kept = stored.events
-    if len(kept) > len(events):
-        raise SessionCollisionError(
-            Code.ID_COLLISION_LOG,
-            f"session {sid!r}: the stored log has {len(kept)} event(s), the live session only "
-            f"{len(events)}: another session has this id (id collision); give the live session "
-            "another id, or resume the stored one",
-            session_id=sid,
-            seq=len(events),
-        )
-    for seq, event in enumerate(kept):
+    for seq, event in enumerate(kept[: len(events)]):
         if not same_event(event, events[seq]):
             raise SessionCollisionError(
                 Code.ID_COLLISION_LOG,
@@ -93,6 +84,15 @@ def durable_prefix(
                 session_id=sid,
                 seq=seq,
             )
+    if len(kept) > len(events):
+        raise SessionCollisionError(
+            Code.ID_COLLISION_LOG,
+            f"session {sid!r}: the stored log has {len(kept)} event(s), the live session only "
+            f"{len(events)}: another session has this id (id collision); give the live session "
+            "another id, or resume the stored one",
+            session_id=sid,
+            seq=len(events),
+        )
     return len(kept)
 
 
