@@ -685,6 +685,8 @@ def test_b30_a_session_that_left_the_store_is_released_after_its_last_flush(harn
     assert raised.value.code is Code.SESSION_NOT_LIVE
     with pytest.raises(UnboundSessionError):
         coordinator.flush(session)
+    resumed = coordinator.resume("s")  # the id is free again; the stored log comes back
+    assert list(resumed.events)[:7] == list(session.events)
 
 
 def test_b30_close_reports_each_failing_session_once_and_writes_the_others(harness: Harness) -> None:
