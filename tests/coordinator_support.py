@@ -53,6 +53,7 @@ class RecordingBackend:
     inner: SessionBackend
     calls: list[Call] = field(default_factory=list)
     fail_appends: int = 0
+    failed: int = 0  # appends refused by fail_appends so far
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def create(self, header: SessionHeader) -> None:
@@ -64,6 +65,7 @@ class RecordingBackend:
         with self.lock:
             if self.fail_appends:
                 self.fail_appends -= 1
+                self.failed += 1
                 raise StoreIOError("injected failure: no space left", path=None, errno=28)
         self.inner.append(session_id, batch)
         self.calls.append(Call("append", session_id, tuple(event.seq for event in batch)))

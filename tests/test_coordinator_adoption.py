@@ -242,7 +242,7 @@ def test_the_implementation_decides_as_the_spec(case: Case) -> None:
     assert impl_outcome(case) == spec_outcome(case)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(cases())
 def test_a_live_log_that_extends_the_stored_one_under_the_same_header_continues_it(case: Case) -> None:
     if case.stored is None:

@@ -32,6 +32,7 @@ from dsh_session import (
     Session,
     SessionBackend,
     SessionCollisionError,
+    SessionHeader,
     SessionMeta,
     SessionNotFoundError,
     SessionStore,
@@ -742,6 +743,37 @@ def test_a_failed_automatic_flush_is_reported_not_raised_and_retried(harness: Ha
     assert coordinator.flushed(session) == 0
     coordinator.flush(session)
     assert harness.stored("s") == list(session.events)
+
+
+def test_after_a_failed_write_max_pending_waits_before_retrying(harness: Harness) -> None:
+    reported: list[ObserverError] = []
+    store = SessionStore(clock=Clock(), on_observer_error=reported.append)
+    _, coordinator, backend = harness.attach(store, max_pending=4)
+    session = store.create("s")
+    backend.fail_appends = 100  # the disk stays full
+    for n in range(12):
+        user(session, str(n))
+    assert backend.failed == 3  # at 4, 8 and 12 pending events: not at every event past 4
+    assert len(reported) == 3
+    backend.fail_appends = 0
+    coordinator.flush(session)
+    assert harness.env.tamper.stored_count("s") == 12
+
+
+def test_a_session_whose_header_names_another_id_is_refused(harness: Harness) -> None:
+    store, coordinator, _ = harness.attach()
+    impostor = Session("a", header=SessionHeader("b", 1))
+    store.enter(impostor)
+    with pytest.raises(ObserverError) as raised:
+        store.announce(impostor)
+    assert refusal(raised.value).code is Code.INVALID_HEADER
+    user(impostor)
+    with pytest.raises(DrainError) as drained:
+        coordinator.close()
+    assert [(sid, error.code) for sid, error in drained.value.failures] == [  # type: ignore[attr-defined]
+        ("a", Code.INVALID_HEADER)
+    ]
+    assert harness.env.backend().list() == ()
 
 
 def test_batches_land_in_seq_order_when_threads_flush_at_once(harness: Harness) -> None:

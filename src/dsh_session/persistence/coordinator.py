@@ -52,6 +52,7 @@ from dsh_session.event import Event
 from dsh_session.persistence._adoption import durable_prefix
 from dsh_session.persistence.errors import (
     DrainError,
+    InvalidHeaderError,
     SessionCollisionError,
     SessionNotFoundError,
     StoreClosedError,
@@ -77,6 +78,7 @@ class _Binding:
     session: Session
     durable: int  # how many of its events the backend holds
     registered: bool  # the backend knows the id (stored already, or created by us)
+    tried: int = 0  # the end of the last batch a write was attempted for
 
 
 class PersistenceCoordinator(StoreObserver):
@@ -163,6 +165,7 @@ class PersistenceCoordinator(StoreObserver):
     def flushed(self, session: Session) -> int:
         """How many of ``session``'s events are durable (the seq of the first one that is not)."""
         with self._lock:
+            self._check_open()
             binding = self._bindings.get(session.id)
             if binding is None or binding.session is not session:
                 raise self._unbound(session)
@@ -278,7 +281,9 @@ class PersistenceCoordinator(StoreObserver):
                     return  # waits for an explicit flush, which retries the binding
                 binding = self._bind(session)
             limit = self._max_pending
-            if event.type in self._flush_on or (limit is not None and session.seq - binding.durable >= limit):
+            # After a failed write, max_pending waits for that many more events before retrying.
+            waiting = session.seq - max(binding.durable, binding.tried)
+            if event.type in self._flush_on or (limit is not None and waiting >= limit):
                 self._write(binding)
 
     # -- internals -------------------------------------------------------------------------
@@ -293,6 +298,12 @@ class PersistenceCoordinator(StoreObserver):
                 if old.session is session:
                     return old
                 self._release_stale(old)
+            if session.header.id != sid:
+                raise InvalidHeaderError(
+                    Code.INVALID_HEADER,
+                    f"session {sid!r} carries a header for session {session.header.id!r}; "
+                    "its events would be stored under another id",
+                )
             stored = self._read(sid)
             durable = durable_prefix(stored, session.header, session.events)
         except Exception as error:
@@ -320,6 +331,7 @@ class PersistenceCoordinator(StoreObserver):
         if end == binding.durable:
             return
         batch = events[binding.durable : end]
+        binding.tried = end
         if not binding.registered:
             self._backend.create(session.header)
             binding.registered = True
