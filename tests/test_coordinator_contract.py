@@ -261,7 +261,7 @@ def test_11_taking_over_does_not_close_the_live_sessions_turn(harness: Harness) 
 def test_12_a_new_session_colliding_with_a_stored_one_is_refused(harness: Harness) -> None:
     harness.persist("x", one_turn, created_at=500)
     before = harness.env.tamper.snapshot()
-    store, _, _ = harness.attach()
+    store, coordinator, _ = harness.attach()
     with pytest.raises(ObserverError) as raised:
         store.create("x", meta=SessionMeta(created_at=500))
     error = refusal(raised.value)
@@ -271,6 +271,7 @@ def test_12_a_new_session_colliding_with_a_stored_one_is_refused(harness: Harnes
         store.create("x")  # created now: another createdAt
     assert refusal(other.value).code is Code.ID_COLLISION_HEADER
     assert "x" not in store
+    assert coordinator.refused == {}  # rolled back: nothing live was refused
     assert harness.env.tamper.snapshot() == before
 
 

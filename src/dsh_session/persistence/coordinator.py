@@ -132,9 +132,10 @@ class PersistenceCoordinator(StoreObserver):
 
     @property
     def refused(self) -> Mapping[str, Exception]:
-        """Live sessions that could not be bound, by id, with the reason (a copy)."""
+        """Live sessions of the store that could not be bound, by id, with the reason (a copy)."""
         with self._lock:
-            return {sid: error for sid, (_session, error) in self._refused.items()}
+            live = self._store.get
+            return {sid: error for sid, (session, error) in self._refused.items() if live(sid) is session}
 
     # -- durability ------------------------------------------------------------------------
 
