@@ -49,6 +49,10 @@ class Tamper:
         """Everything stored, to check that an operation changed nothing."""
         raise NotImplementedError
 
+    def keep_events(self, session_id: str, count: int) -> None:
+        """Drop every stored event from seq ``count`` on (``0``: a header-only session)."""
+        raise NotImplementedError
+
 
 @dataclass
 class Env:
@@ -89,6 +93,9 @@ class MemoryTamper(Tamper):
 
     def snapshot(self) -> object:
         return {key: (header, list(log)) for key, (header, log) in self.store.sessions.items()}
+
+    def keep_events(self, session_id: str, count: int) -> None:
+        del self.store.sessions[session_id][1][count:]
 
 
 def memory_env(_tmp: Path) -> Env:
@@ -141,6 +148,9 @@ class JsonlTamper(Tamper):
             str(p.relative_to(self.root)): p.read_bytes() for p in sorted(self.root.rglob("*")) if p.is_file()
         }
 
+    def keep_events(self, session_id: str, count: int) -> None:
+        self.write_lines(session_id, [*self.lines(session_id)[: count + 1], b""])
+
 
 def jsonl_env(tmp: Path) -> Env:
     root = tmp / "jsonl-root"
@@ -187,6 +197,9 @@ class SqliteTamper(Tamper):
             self.execute("SELECT * FROM sessions ORDER BY id"),
             self.execute("SELECT * FROM events ORDER BY session_id, seq"),
         )
+
+    def keep_events(self, session_id: str, count: int) -> None:
+        self.execute("DELETE FROM events WHERE session_id = ? AND seq >= ?", session_id, count)
 
 
 def sqlite_env(tmp: Path) -> Env:

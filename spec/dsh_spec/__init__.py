@@ -77,6 +77,10 @@ from dsh_spec.request_header import (
     parse_header,
 )
 
+# isort: split
+# -- coord block: the write coordinator's adoption rule ------------------------------
+from dsh_spec.adoption import Adopt, StoredLog, adoption, same_event, same_json
+
 __all__ = [
     "ABSENT",
     "APPEND",
@@ -158,3 +162,6 @@ __all__ += [
     "parse_header",
     "safe_boundary",
 ]
+
+# -- coord block --
+__all__ += ["Adopt", "StoredLog", "adoption", "same_event", "same_json"]

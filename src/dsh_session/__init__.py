@@ -74,6 +74,17 @@ from dsh_session.request_header import (
 )
 from dsh_session.store import ObserverError, SessionMeta, SessionStore, SessionStoreError, StoreObserver
 
+# isort: split
+# -- coord block: the write coordinator ------------------------------------------------
+from dsh_session.persistence import (
+    DEFAULT_FLUSH_ON,
+    DEFAULT_MAX_PENDING,
+    DrainError,
+    PersistenceCoordinator,
+    SessionCollisionError,
+    UnboundSessionError,
+)
+
 __all__ = [
     "APPEND",
     "CLOSER_KEY_ORDER",
@@ -151,4 +162,14 @@ __all__ += [
     "fold_request_header",
     "header_equals",
     "next_header_event",
+]
+
+# -- coord block --
+__all__ += [
+    "DEFAULT_FLUSH_ON",
+    "DEFAULT_MAX_PENDING",
+    "DrainError",
+    "PersistenceCoordinator",
+    "SessionCollisionError",
+    "UnboundSessionError",
 ]

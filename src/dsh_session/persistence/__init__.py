@@ -4,7 +4,9 @@
   ``list``, ``close``) and :class:`StoredSession`, what ``load`` returns;
 - :class:`MemoryBackend` -- in memory (a shareable :class:`MemoryStore`);
 - :class:`JsonlBackend` -- one JSONL file per session, the reference's layout;
-- :class:`SqliteBackend` -- one SQLite database, the reference's v4 schema.
+- :class:`SqliteBackend` -- one SQLite database, the reference's v4 schema;
+- :class:`PersistenceCoordinator` -- keeps the sessions of a ``SessionStore`` in a
+  backend (write-behind, ``flush`` as the durability point, adoption, resume).
 
 Files and rows are byte-for-byte what the TypeScript reference writes, so each
 side loads the other's. Errors are typed (:mod:`dsh_session.persistence.errors`)
@@ -31,6 +33,11 @@ from dsh_session.persistence.protocol import SessionBackend, StoredSession
 from dsh_session.persistence.sqlite import SqliteBackend
 from dsh_session.persistence.sqlite_schema import SCHEMA_VERSION
 
+# isort: split
+# -- coord block: the write coordinator ------------------------------------------------
+from dsh_session.persistence.coordinator import DEFAULT_FLUSH_ON, DEFAULT_MAX_PENDING, PersistenceCoordinator
+from dsh_session.persistence.errors import DrainError, SessionCollisionError, UnboundSessionError
+
 __all__ = [
     "SCHEMA_VERSION",
     "CorruptStoreError",
@@ -52,4 +59,14 @@ __all__ = [
     "UnrepresentableError",
     "cwd_bucket",
     "encode_segment",
+]
+
+# -- coord block --
+__all__ += [
+    "DEFAULT_FLUSH_ON",
+    "DEFAULT_MAX_PENDING",
+    "DrainError",
+    "PersistenceCoordinator",
+    "SessionCollisionError",
+    "UnboundSessionError",
 ]

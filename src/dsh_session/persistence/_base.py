@@ -23,6 +23,7 @@ import contextlib
 import gc
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Self
 
@@ -129,8 +130,18 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+#: False while ``load(..., close_turn=False)`` runs: the load then cuts a torn tail but closes no turn.
+_CLOSE_TURN: ContextVar[bool] = ContextVar("close_turn", default=True)
+
+
 def close_open_turn(events: list[Event], admitter: LogAdmitter) -> list[Event]:
-    """Append the crash closers to ``events`` (admitted, so the surface stays current); return them."""
+    """Append the crash closers to ``events`` (admitted, so the surface stays current); return them.
+
+    Inside ``load(..., close_turn=False)`` (a live session taking its stored log
+    over: it will end its turn itself) there are none, and the log is left open.
+    """
+    if not _CLOSE_TURN.get():
+        return []
     closers = [admitter.admit(event) for event in interrupted_turn_closers(events)]
     events.extend(closers)
     return closers
@@ -156,7 +167,9 @@ class BackendBase:
         raise NotImplementedError
 
     def _load(self, session_id: str, expect: int | None) -> Loaded:
-        """Read, admit and -- when ``expect`` is None -- repair durably the stored log.
+        """Read, admit and -- when ``expect`` is None -- repair durably the stored log
+        (the closers come from :func:`close_open_turn`, which knows whether the
+        caller wants an open turn closed).
 
         With ``expect`` set, only re-read: the stored log must hold exactly that
         many events and no torn tail, or the read fails with ``STORE_CONFLICT``.
@@ -236,11 +249,20 @@ class BackendBase:
             state.cursor += len(admitted)
             state.materialized = True
 
-    def load(self, session_id: str) -> StoredSession:
-        """Read the session's stored log, repaired (torn tail cut, open turn closed)."""
+    def load(self, session_id: str, *, close_turn: bool = True) -> StoredSession:
+        """Read the session's stored log, repaired (torn tail cut, open turn closed).
+
+        With ``close_turn=False`` an open turn is left open (only a torn tail is
+        cut): for a live session that continues the stored log and ends its turn
+        itself (the write coordinator's adoption).
+        """
         with self._lock:
             self._check_open()
-            _, loaded = self._adopt(session_id)
+            reset = _CLOSE_TURN.set(close_turn)
+            try:
+                _, loaded = self._adopt(session_id)
+            finally:
+                _CLOSE_TURN.reset(reset)
             return StoredSession(loaded.header, tuple(loaded.events))
 
     def list(self) -> tuple[SessionHeader, ...]:

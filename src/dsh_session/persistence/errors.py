@@ -12,15 +12,18 @@ from dsh_session.errors import Code, DshSessionError
 
 __all__ = [
     "CorruptStoreError",
+    "DrainError",
     "IncompatibleStoreError",
     "InvalidHeaderError",
     "PersistenceError",
+    "SessionCollisionError",
     "SessionExistsError",
     "SessionNotFoundError",
     "StoreClosedError",
     "StoreConflictError",
     "StoreIOError",
     "StoreLockedError",
+    "UnboundSessionError",
     "UnrepresentableError",
 ]
 
@@ -91,3 +94,38 @@ class StoreIOError(PersistenceError):
 
 class StoreClosedError(PersistenceError):
     """``STORE_CLOSED``: the backend was closed."""
+
+
+# -- write coordinator (coord block) ---------------------------------------------------------
+
+
+class SessionCollisionError(PersistenceError):
+    """A live session cannot be bound to its id: what is stored under it belongs to another
+    session (``ID_COLLISION_CWD``, ``ID_COLLISION_HEADER``, ``ID_COLLISION_LOG``), or the id is
+    bound to another live session (``SESSION_ALREADY_BOUND``). ``session_id`` names the id."""
+
+    def __init__(self, code: Code, message: str, *, session_id: str, seq: int | None = None) -> None:
+        super().__init__(code, message, seq=seq)
+        self.session_id = session_id
+
+
+class UnboundSessionError(PersistenceError, LookupError):
+    """``SESSION_NOT_LIVE``: the write coordinator does not persist this session object (it is
+    not in the coordinator's store, and nothing of it is waiting to be written)."""
+
+    def __init__(self, message: str, *, session_id: str) -> None:
+        super().__init__(Code.SESSION_NOT_LIVE, message)
+        self.session_id = session_id
+
+
+class DrainError(PersistenceError):
+    """``DRAIN_FAILED``: ``flush_all`` or ``close`` could not write every session.
+
+    ``failures`` pairs each session id with its error, once per session; the
+    other sessions were written. Unwritten events are still in their sessions.
+    """
+
+    def __init__(self, failures: tuple[tuple[str, Exception], ...]) -> None:
+        detail = "; ".join(f"{session_id!r}: {error}" for session_id, error in failures)
+        super().__init__(Code.DRAIN_FAILED, f"{len(failures)} session(s) could not be written: {detail}")
+        self.failures = failures

@@ -34,7 +34,9 @@ class SessionBackend(Protocol):
       with the crash closers (``dsh_session.interrupted_turn_closers``), makes
       that repair durable and returns the result. The log must pass the seed's
       rules; any failure names the file and line or the row. Nothing is changed
-      on disk except that repair.
+      on disk except that repair. ``load(id, close_turn=False)`` leaves an open
+      turn open (for a live session that continues the log and will end the
+      turn itself); a torn tail is still cut.
     - ``list()`` returns the headers of the stored sessions, sorted by id.
     - ``close()`` releases the backend; later calls raise ``STORE_CLOSED``.
     """
@@ -43,7 +45,7 @@ class SessionBackend(Protocol):
 
     def append(self, session_id: str, events: Iterable[Event]) -> None: ...
 
-    def load(self, session_id: str) -> StoredSession: ...
+    def load(self, session_id: str, *, close_turn: bool = True) -> StoredSession: ...
 
     def list(self) -> tuple[SessionHeader, ...]: ...
 
