@@ -73,3 +73,5 @@ class Code(StrEnum):
     STORE_CONFLICT = "STORE_CONFLICT"
     STORE_IO = "STORE_IO"
     STORE_CLOSED = "STORE_CLOSED"
+    # -- copying between backends (cli block) ------------------------------
+    COPY_MISMATCH = "COPY_MISMATCH"

@@ -74,6 +74,10 @@ from dsh_session.request_header import (
 )
 from dsh_session.store import ObserverError, SessionMeta, SessionStore, SessionStoreError, StoreObserver
 
+# isort: split
+# -- cli block: copying between backends --------------------------------------------
+from dsh_session.persistence.convert import CopyMismatchError, copy_sessions
+
 __all__ = [
     "APPEND",
     "CLOSER_KEY_ORDER",
@@ -152,3 +156,6 @@ __all__ += [
     "header_equals",
     "next_header_event",
 ]
+
+# -- cli block --
+__all__ += ["CopyMismatchError", "copy_sessions"]

@@ -53,3 +53,8 @@ __all__ = [
     "cwd_bucket",
     "encode_segment",
 ]
+
+# -- cli block: copying between backends --
+from dsh_session.persistence.convert import CopyMismatchError, copy_sessions
+
+__all__ += ["CopyMismatchError", "copy_sessions"]
