@@ -19,6 +19,7 @@ write of this library); SQLite databases through a connection with
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sqlite3
@@ -32,6 +33,7 @@ from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence import JsonlBackend, SqliteBackend
 from dsh_session.persistence._base import BackendBase, Where, admit_stored, close_open_turn, gc_paused
 from dsh_session.persistence._codec import HOLE, header_from_json, parse_bytes
+from dsh_session.persistence._fast_freeze import Unusual, freeze_parsed
 from dsh_session.persistence._files import io_error, locked, read_all
 from dsh_session.persistence.errors import CorruptStoreError, SessionNotFoundError, StoreIOError
 from dsh_session.persistence.jsonl_layout import SUFFIX
@@ -45,6 +47,7 @@ __all__ = [
     "Snapshot",
     "SqliteReader",
     "admit",
+    "as_parsed",
     "read_event_list",
     "read_jsonl_file",
 ]
@@ -105,6 +108,19 @@ def admit(reading: Reading) -> Snapshot:
         stored = len(events)
         close_open_turn(events, admitter)
     return Snapshot(reading, tuple(events[:stored]), tuple(events[stored:]))
+
+
+def as_parsed(records: list[Any]) -> list[Any]:
+    """Copies of raw records whose ``data`` reads as JavaScript's ``JSON.parse`` reads it (integers
+    beyond 2**53 become the double JavaScript makes of them), as a load admits them -- for rules
+    that look at records rather than loaded events (``check_log``)."""
+    out = []
+    for record in records:
+        if type(record) is dict and "data" in record:
+            with contextlib.suppress(Unusual):  # else left to the rules, whose freeze names the problem
+                record = {**record, "data": freeze_parsed(record["data"])}
+        out.append(record)
+    return out
 
 
 # -- JSONL ---------------------------------------------------------------------------------------

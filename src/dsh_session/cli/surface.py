@@ -69,9 +69,11 @@ def surface(
         return
     table = Table(title=Text(f"surface of {session.id} ({len(nodes)} nodes, generation {generation})"))
     for name in ("seq", "type", "prev", "next", "op"):
-        table.add_column(name, no_wrap=True)
-    table.add_column("shadows", min_width=7)
-    table.add_column("message", no_wrap=True, overflow="ellipsis", max_width=60)
+        table.add_column(name, no_wrap=True, min_width=len(name))
+    table.add_column("shadows", min_width=7, overflow="fold")
+    previews = out.console.width >= _WIDE  # on a narrow terminal the structure comes first
+    if previews:
+        table.add_column("message", min_width=7)
     for item in nodes:
         op = item["surfaceOp"]
         op_text = op if isinstance(op, str) else f"replace {op['start']}..{op['end']}"
@@ -85,12 +87,16 @@ def surface(
             _opt(item["next"]),
             op_text,
             "" if shadow is None else ", ".join(map(str, shadow)),
-            preview,
+            preview if len(preview) <= _PREVIEW else preview[: _PREVIEW - 3] + "...",
         )
-        table.add_row(*(Text(cell) for cell in cells))
+        table.add_row(*(Text(cell) for cell in cells[: None if previews else -1]))
     out.print(table)
     if snap.needs_repair and not repaired:
         out.note("note: a load would repair this session (see `dsh-session inspect`); --repaired shows it")
+
+
+_PREVIEW = 48
+_WIDE = 100
 
 
 def _opt(value: int | None) -> str:

@@ -26,7 +26,7 @@ from dsh_session.cli._app import main
 from dsh_session.cli._errors import FAILED, FOUND, OK, CliError, error_line, one_line
 from dsh_session.cli._options import backend_option, ids_option, json_option, no_color_option, path_argument
 from dsh_session.cli._output import Output, output
-from dsh_session.cli._readonly import Reading
+from dsh_session.cli._readonly import Reading, as_parsed
 from dsh_session.cli._resolve import Source, resolve
 from dsh_session.cli._rules import rule_of
 from dsh_session.errors import Code, DshSessionError, InvalidEventError
@@ -153,7 +153,7 @@ def _check(
         return _Result(path, session_id, "unreadable", error=reading)
     result = _Result(reading.where, reading.header.id, "valid", events=len(reading.records))
     if invariants:
-        for found in check_log(reading.records):
+        for found in check_log(as_parsed(reading.records)):
             result.violations.append(_violation(found.code, found.seq, found.message, reading))
     if not result.violations:
         events, problem = _admit(reading)
