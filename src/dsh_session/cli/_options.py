@@ -43,4 +43,5 @@ def no_color_option(f: F) -> F:
 
 def path_argument(name: str = "path", *, nargs: int = 1) -> Callable[[F], F]:
     # A plain string: missing or unreadable paths are reported by the resolver, in one line.
-    return click.argument(name, nargs=nargs, required=True, type=str, metavar=name.upper())
+    metavar = "PATH..." if nargs == -1 else name.upper()
+    return click.argument(name, nargs=nargs, required=True, type=str, metavar=metavar)

@@ -26,8 +26,9 @@ class Output:
 
     def __init__(self, *, no_color: bool) -> None:
         system: Literal["auto"] | None = None if no_color else "auto"
-        self.console = Console(color_system=system, highlight=False)
-        self.notes = Console(color_system=system, highlight=False, stderr=True)
+        # soft_wrap: lines are left for the terminal to wrap (paths stay whole); tables fit the width.
+        self.console = Console(color_system=system, highlight=False, soft_wrap=True)
+        self.notes = Console(color_system=system, highlight=False, soft_wrap=True, stderr=True)
         for console in (self.console, self.notes):
             if not console.is_terminal and "COLUMNS" not in os.environ:
                 console.width = _PIPED_WIDTH  # piped: tables need not fit an 80-column default

@@ -9,15 +9,17 @@ Detection (``--backend`` forces a kind):
   root keeps it, read-only otherwise;
 - any other file is a JSON / JSONL list of event records (``events``).
 
-A later backend adds itself to :data:`KINDS` and to :func:`resolve` /
-:func:`open_target` (for example a ``postgresql://`` URL, detected before
-paths are looked at).
+A later backend that is reached by URL (``postgresql://...``) registers its
+scheme with :func:`register_scheme`: a URL with that scheme is then read
+through its ``source`` and written through its ``target``, before any path is
+looked at.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Final
 
 from dsh_session.cli._errors import fail
@@ -33,7 +35,7 @@ from dsh_session.persistence import JsonlBackend, SessionBackend, SqliteBackend
 from dsh_session.persistence._codec import parse_bytes
 from dsh_session.persistence.errors import SessionNotFoundError
 
-__all__ = ["KINDS", "Source", "open_target", "resolve"]
+__all__ = ["KINDS", "Source", "open_target", "register_scheme", "resolve"]
 
 #: The kinds of store ``--backend`` can force.
 KINDS: Final = ("jsonl", "sqlite", "events")
@@ -219,9 +221,33 @@ class _EventList(Source):
         yield self.path, self._reading.header.id, self._reading
 
 
+@dataclass(frozen=True)
+class _Scheme:
+    source: Callable[[str], Source]
+    target: Callable[[str], SessionBackend]
+
+
+_SCHEMES: dict[str, _Scheme] = {}
+
+
+def register_scheme(
+    scheme: str, *, source: Callable[[str], Source], target: Callable[[str], SessionBackend]
+) -> None:
+    """Read ``<scheme>://...`` locations with ``source(url)`` and write them with ``target(url)``."""
+    _SCHEMES[scheme.lower()] = _Scheme(source, target)
+
+
+def _scheme_of(location: str) -> _Scheme | None:
+    scheme, found, _ = location.partition("://")
+    return _SCHEMES.get(scheme.lower()) if found else None
+
+
 def resolve(path: str, backend: str | None = None, *, session_id: str | None = None) -> Source:
     """The source at ``path`` (``backend`` forces its kind). ``session_id`` names a header-less
     event list's session."""
+    scheme = _scheme_of(path)
+    if scheme is not None:
+        return scheme.source(path)
     if not os.path.lexists(path):
         fail(f"{path}: no such file or directory")
     if not os.path.exists(path):
@@ -268,6 +294,9 @@ def open_target(path: str, backend: str | None = None) -> SessionBackend:
     database (or empty). A new path is a SQLite database when it ends in
     ``.db``, ``.sqlite`` or ``.sqlite3`` (or ``backend`` says so), else a JSONL root.
     """
+    scheme = _scheme_of(path)
+    if scheme is not None:
+        return scheme.target(path)
     if backend == "events":
         fail("an event list cannot be written to; choose --backend jsonl or sqlite for the target")
     if os.path.isdir(path):
