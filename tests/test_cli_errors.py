@@ -10,10 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 
 from dsh_session import MemoryBackend, MemoryStore
-from dsh_session.cli import _errors, _resolve
+from dsh_session.cli import _errors, _output, _resolve
 from dsh_session.cli import derive as derive_module
 from tests.cli_support import copy_case, run
 
@@ -275,3 +276,21 @@ def test_a_registered_url_scheme_is_read_and_written_through_its_backend(
     assert run("inspect", "mem://jsonl", "--json").json()["id"] == "single-turn-text"
     assert run("convert", "mem://sqlite/session.db", "MEM://anything").status == 0
     assert [header.id for header in MemoryBackend(storage).list()] == ["single-turn-text"]
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["transcript", "json"])
+def test_a_reader_that_goes_away_ends_the_command_quietly(
+    as_json: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def gone(*_args: object, **_kwargs: object) -> None:
+        raise BrokenPipeError
+
+    # What writing to a closed pipe raises, from rich (its on_broken_pipe hook) and from click.echo.
+    if as_json:
+        monkeypatch.setattr(click, "echo", gone)
+    else:
+        monkeypatch.setattr(_output.Console, "_write_buffer", gone)  # rich turns it into on_broken_pipe()
+    case_dir = copy_case("single-turn-text-cwd", tmp_path)
+    ran = run("derive", str(case_dir / "jsonl"), *(["--json"] if as_json else []))
+    assert ran.status == 141
+    assert ran.stderr == ""

@@ -7,13 +7,14 @@ traceback. ``--no-color`` (also accepted by each command) turns colour off.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import Any
 
 import click
 
-from dsh_session.cli._errors import FAILED, error_line, exit_status
+from dsh_session.cli._errors import BROKEN_PIPE, error_line, exit_status
 
 
 class _Group(click.Group):
@@ -25,10 +26,12 @@ class _Group(click.Group):
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except BrokenPipeError:
-            # The reader went away (``dsh-session derive ... | head``): stop quietly.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            ctx.exit(FAILED)
+            # The reader went away (``dsh-session derive ... | head``): stop quietly, and keep the
+            # interpreter's last flush from complaining about the closed pipe.
+            with contextlib.suppress(OSError, ValueError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+            ctx.exit(BROKEN_PIPE)
         except Exception as error:
             if ctx.params.get("debug"):
                 raise

@@ -8,7 +8,9 @@ Every command exits with:
 - ``2`` (:data:`FAILED`): the command could not do its work: a missing or
   unreadable path, a store that is not one or is corrupt, a wrong id, an
   operation the library refused -- and click's own usage errors;
-- ``3`` (:data:`INTERNAL`): a bug in dsh-session (an unexpected exception).
+- ``3`` (:data:`INTERNAL`): a bug in dsh-session (an unexpected exception);
+- ``141`` (:data:`BROKEN_PIPE`, 128 + SIGPIPE, as a shell reports it): the
+  reader of the output went away (``dsh-session derive ... | head``); quietly.
 
 A failure is reported as one line, ``dsh-session: error: <what> [CODE]``, and
 never as a traceback unless the global ``--debug`` option is given.
@@ -22,12 +24,13 @@ from typing import Final, NoReturn
 from dsh_session.errors import Code, DshSessionError
 from dsh_session.persistence.convert import CopyMismatchError
 
-__all__ = ["FAILED", "FOUND", "INTERNAL", "OK", "CliError", "describe", "exit_status", "fail"]
+__all__ = ["BROKEN_PIPE", "FAILED", "FOUND", "INTERNAL", "OK", "CliError", "describe", "exit_status", "fail"]
 
 OK: Final = 0
 FOUND: Final = 1
 FAILED: Final = 2
 INTERNAL: Final = 3
+BROKEN_PIPE: Final = 141
 
 PROG: Final = "dsh-session"
 
@@ -87,4 +90,9 @@ def error_line(error: BaseException, *, about: str | None = None) -> str:
     if about is not None and about not in message:
         message = f"{about}: {message}"
     suffix = f" [{code}]" if code is not None else ""
-    return f"{PROG}: error: {one_line(message)}{suffix}"
+    return _printable(f"{PROG}: error: {one_line(message)}{suffix}")
+
+
+def _printable(text: str) -> str:
+    """``text`` with lone surrogates (an id or a path may hold them) written as ``\\udXXX``."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")

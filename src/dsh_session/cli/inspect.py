@@ -24,7 +24,7 @@ from rich.text import Text
 from dsh_session.cli._app import main
 from dsh_session.cli._common import opened, repaired_option, snapshot
 from dsh_session.cli._options import backend_option, id_option, json_option, no_color_option, path_argument
-from dsh_session.cli._output import output
+from dsh_session.cli._output import output, visible
 from dsh_session.cli._readonly import Snapshot
 from dsh_session.event import Event, Replace
 from dsh_session.persistence._codec import event_line, header_line
@@ -52,11 +52,13 @@ def inspect(
     if as_json:
         out.json(summary)
         return
-    table = Table(show_header=False, box=None, title=Text(f"session {summary['id']}"), title_justify="left")
+    table = Table(
+        show_header=False, box=None, title=Text(visible(f"session {summary['id']}")), title_justify="left"
+    )
     table.add_column(style="bold")
     table.add_column()
     for label, value in _rows(summary):
-        table.add_row(label, Text(value))
+        table.add_row(label, Text(visible(value)))
     out.print(table)
     repair = summary["repair"]
     if repair is not None and not repaired:

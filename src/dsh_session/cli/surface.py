@@ -15,7 +15,7 @@ from rich.text import Text
 from dsh_session.cli._app import main
 from dsh_session.cli._common import opened, repaired_option, snapshot
 from dsh_session.cli._options import backend_option, id_option, json_option, no_color_option, path_argument
-from dsh_session.cli._output import output, render_content
+from dsh_session.cli._output import output, render_content, visible
 from dsh_session.cli._surface import shadowed_by_replace
 from dsh_session.event import Replace
 from dsh_session.session import Session
@@ -67,7 +67,9 @@ def surface(
             }
         )
         return
-    table = Table(title=Text(f"surface of {session.id} ({len(nodes)} nodes, generation {generation})"))
+    table = Table(
+        title=Text(visible(f"surface of {session.id} ({len(nodes)} nodes, generation {generation})"))
+    )
     for name in ("seq", "type", "prev", "next", "op"):
         table.add_column(name, no_wrap=True, min_width=len(name))
     table.add_column("shadows", min_width=7, overflow="fold")
@@ -89,7 +91,7 @@ def surface(
             "" if shadow is None else ", ".join(map(str, shadow)),
             preview if len(preview) <= _PREVIEW else preview[: _PREVIEW - 3] + "...",
         )
-        table.add_row(*(Text(cell) for cell in cells[: None if previews else -1]))
+        table.add_row(*(Text(visible(cell)) for cell in cells[: None if previews else -1]))
     out.print(table)
     if snap.needs_repair and not repaired:
         out.note("note: a load would repair this session (see `dsh-session inspect`); --repaired shows it")
