@@ -12,9 +12,10 @@ from pathlib import Path
 
 import click
 import pytest
+from rich.console import Console
 
 from dsh_session import MemoryBackend, MemoryStore
-from dsh_session.cli import _errors, _output, _resolve
+from dsh_session.cli import _errors, _resolve
 from dsh_session.cli import derive as derive_module
 from tests.cli_support import copy_case, run
 
@@ -289,7 +290,7 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(
     if as_json:
         monkeypatch.setattr(click, "echo", gone)
     else:
-        monkeypatch.setattr(_output.Console, "_write_buffer", gone)  # rich turns it into on_broken_pipe()
+        monkeypatch.setattr(Console, "_write_buffer", gone)  # rich turns it into on_broken_pipe()
     case_dir = copy_case("single-turn-text-cwd", tmp_path)
     ran = run("derive", str(case_dir / "jsonl"), *(["--json"] if as_json else []))
     assert ran.status == 141
