@@ -9,7 +9,15 @@ import click
 
 from dsh_session.cli._resolve import KINDS
 
-__all__ = ["backend_option", "id_option", "ids_option", "json_option", "no_color_option", "path_argument"]
+__all__ = [
+    "backend_option",
+    "id_option",
+    "ids_option",
+    "json_option",
+    "no_color_option",
+    "path_argument",
+    "repaired_option",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,6 +47,15 @@ def backend_option(f: F) -> F:
 
 def no_color_option(f: F) -> F:
     return click.option("--no-color", "no_color", is_flag=True, help="Never colour the output.")(f)
+
+
+def repaired_option(f: F) -> F:
+    return click.option(
+        "--repaired",
+        is_flag=True,
+        help="Show the session as a load returns it: with the closers of a turn a crash left open "
+        "(nothing is written).",
+    )(f)
 
 
 def path_argument(name: str = "path", *, nargs: int = 1) -> Callable[[F], F]:

@@ -10,8 +10,15 @@ from __future__ import annotations
 from rich.markup import escape
 
 from dsh_session.cli._app import main
-from dsh_session.cli._common import opened, repaired_option, snapshot
-from dsh_session.cli._options import backend_option, id_option, json_option, no_color_option, path_argument
+from dsh_session.cli._common import opened, snapshot
+from dsh_session.cli._options import (
+    backend_option,
+    id_option,
+    json_option,
+    no_color_option,
+    path_argument,
+    repaired_option,
+)
 from dsh_session.cli._output import output, render_content
 from dsh_session.session import Session
 

@@ -13,8 +13,15 @@ from rich.table import Table
 from rich.text import Text
 
 from dsh_session.cli._app import main
-from dsh_session.cli._common import opened, repaired_option, snapshot
-from dsh_session.cli._options import backend_option, id_option, json_option, no_color_option, path_argument
+from dsh_session.cli._common import opened, snapshot
+from dsh_session.cli._options import (
+    backend_option,
+    id_option,
+    json_option,
+    no_color_option,
+    path_argument,
+    repaired_option,
+)
 from dsh_session.cli._output import output, render_content, visible
 from dsh_session.cli._surface import shadowed_by_replace
 from dsh_session.event import Replace
