@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from dsh_spec.events import APPEND, Event, Replace
+from dsh_spec.rejection import Rejection
+from dsh_spec.surface import fold_surface, shadowed
 from tests.cli_support import (
     CRASH,
     VALID,
@@ -214,3 +217,28 @@ def test_views_of_an_event_list_with_a_header(tmp_path: Path) -> None:
     assert forced["backend"] == "events" and forced["header"] == reference["meta"]
     assert run("derive", str(events), "--json").json()["messages"] == reference["messages"]
     assert run("derive", str(events), "--id", "single-turn-text", "--json").status == 0
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in VALID if c.startswith("compaction")] + ["crash-jsonl-open-turn-after-compaction"]
+)
+def test_shadows_agree_with_the_spec(case: str, tmp_path: Path) -> None:
+    case_dir = copy_case(case, tmp_path)
+    records = expected(case_dir, "jsonl")["events"]
+    events = []
+    for record in records:
+        op = record.get("surfaceOp")
+        spec_op = None if op is None else APPEND if op == "append" else Replace(op["start"], op["end"])
+        events.append(Event(record["type"], record["seq"], 0, None, None, spec_op))
+    nodes = run("surface", str(case_dir / "jsonl"), "--repaired", "--json").json()["nodes"]
+    replaces = [node for node in nodes if node["shadows"] is not None]
+    assert replaces  # every one of these cases has a replace still on the surface
+    for node in replaces:
+        seq = node["seq"]
+        before = fold_surface(events[:seq])
+        assert not isinstance(before, Rejection)
+        expected_shadows = shadowed(
+            before.order, seq, Replace(node["surfaceOp"]["start"], node["surfaceOp"]["end"])
+        )
+        assert not isinstance(expected_shadows, Rejection)
+        assert node["shadows"] == list(expected_shadows)
