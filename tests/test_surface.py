@@ -444,3 +444,32 @@ def test_the_spec_surface_helpers() -> None:
     assert dsh_spec.surface_op_json("append") == "append"
     nodes = dsh_spec.surface_nodes(dsh_spec.Surface(order, 0))
     assert [tuple(n) for n in nodes] == [(5, None, 0), (0, 5, 3), (3, 0, 1), (1, 3, None)]
+
+
+def test_shadowed_reports_what_a_replace_would_take_off_as_the_spec_does() -> None:
+    """``SurfaceManager.shadowed`` answers the spec's ``shadowed`` question without folding anything."""
+    session = Session("shadowed", clock=lambda: 0)
+    for text in "abcd":
+        session.append(
+            "user/message",
+            {"content": [{"type": "text", "text": text}], "source": {"kind": "user"}},
+            surface_op="append",
+        )
+    session.append(
+        "user/message",
+        {"content": [{"type": "text", "text": "s"}], "source": {"kind": "user"}},
+        surface_op={"op": "replace", "start": 1, "end": 2},
+        source_event_seqs=[1, 2],
+    )
+    log = tuple(dsh_spec.check_seed([event.to_json() for event in session.events]))  # type: ignore[arg-type]
+    order = dsh_spec.fold_surface(log)
+    assert isinstance(order, dsh_spec.Surface)
+    for start, end in [(0, 3), (4, 3), (0, 0), (3, 4), (1, 2), (2, 2), (3, 0), (True, 3)]:
+        expected = dsh_spec.shadowed(order.order, 5, dsh_spec.Replace(start, end))
+        got = session.surface.shadowed(start, end)
+        if isinstance(expected, dsh_spec.Rejection):
+            assert got is None
+        else:
+            assert got == expected
+    assert session.surface.replace_generation == 1  # asking folded nothing
+    assert [node.seq for node in session.surface.nodes] == [0, 4, 3]

@@ -79,3 +79,5 @@ class Code(StrEnum):
     ID_COLLISION_LOG = "ID_COLLISION_LOG"
     SESSION_ALREADY_BOUND = "SESSION_ALREADY_BOUND"
     DRAIN_FAILED = "DRAIN_FAILED"
+    # -- copying between backends (cli block) ------------------------------
+    COPY_MISMATCH = "COPY_MISMATCH"

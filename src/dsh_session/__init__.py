@@ -85,6 +85,9 @@ from dsh_session.persistence import (
     UnboundSessionError,
 )
 
+# -- cli block: copying between backends --------------------------------------------
+from dsh_session.persistence.convert import CopyMismatchError, copy_sessions
+
 __all__ = [
     "APPEND",
     "CLOSER_KEY_ORDER",
@@ -173,3 +176,5 @@ __all__ += [
     "SessionCollisionError",
     "UnboundSessionError",
 ]
+# -- cli block --
+__all__ += ["CopyMismatchError", "copy_sessions"]

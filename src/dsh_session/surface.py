@@ -85,6 +85,14 @@ class SurfaceManager:
         found = self._by_seq.get(seq) if type(seq) is int else None
         return None if found is None else _public(found)
 
+    def shadowed(self, start: int, end: int) -> tuple[int, ...] | None:
+        """The seqs a replace of ``start``..``end`` would take off the surface now,
+        head to tail; ``None`` when it could not (an endpoint off the surface, or
+        ``start`` after ``end``)."""
+        self.sync()
+        span = self._span(start, end) if type(start) is int and type(end) is int else None
+        return tuple(node.seq for node in span) if isinstance(span, list) else None
+
     def seqs(self) -> list[int]:
         """The seqs on the surface, head to tail."""
         self.sync()

@@ -35,6 +35,8 @@ from dsh_session.persistence.sqlite_schema import SCHEMA_VERSION
 
 # isort: split
 # -- coord block: the write coordinator ------------------------------------------------
+# -- cli block: copying between backends --
+from dsh_session.persistence.convert import CopyMismatchError, copy_sessions
 from dsh_session.persistence.coordinator import DEFAULT_FLUSH_ON, DEFAULT_MAX_PENDING, PersistenceCoordinator
 from dsh_session.persistence.errors import DrainError, SessionCollisionError, UnboundSessionError
 
@@ -70,3 +72,5 @@ __all__ += [
     "SessionCollisionError",
     "UnboundSessionError",
 ]
+# -- cli block --
+__all__ += ["CopyMismatchError", "copy_sessions"]

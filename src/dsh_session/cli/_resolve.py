@@ -1,0 +1,319 @@
+"""What a PATH argument is: store detection, session choice, and stores to write to.
+
+Detection (``--backend`` forces a kind):
+
+- a directory is a JSONL root (``<root>/<bucket>/<id>.jsonl``);
+- a file starting with the SQLite magic is a SQLite database;
+- a file whose first line is a session header (``{"type":"session",...}``) is
+  one session's JSONL log -- writable through its root when it sits where its
+  root keeps it, read-only otherwise;
+- any other file is a JSON / JSONL list of event records (``events``).
+
+A later backend that is reached by URL (``postgresql://...``) registers its
+scheme with :func:`register_scheme`: a URL with that scheme is then read
+through its ``source`` and written through its ``target``, before any path is
+looked at.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Final
+
+from dsh_session.cli._errors import fail
+from dsh_session.cli._readonly import (
+    JsonlReader,
+    Reading,
+    SqliteReader,
+    read_event_list,
+    read_jsonl_file,
+)
+from dsh_session.errors import Code, DshSessionError
+from dsh_session.persistence import JsonlBackend, SessionBackend, SqliteBackend
+from dsh_session.persistence._codec import parse_bytes
+from dsh_session.persistence.errors import SessionNotFoundError
+
+__all__ = ["KINDS", "Source", "open_target", "register_scheme", "resolve"]
+
+#: The kinds of store ``--backend`` can force.
+KINDS: Final = ("jsonl", "sqlite", "events")
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+
+
+class Source:
+    """A PATH to read sessions from. ``kind`` is ``jsonl``, ``sqlite`` or ``events``."""
+
+    kind: str = ""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def ids(self) -> list[str]:
+        """The ids of the sessions stored here, sorted."""
+        raise NotImplementedError
+
+    def read(self, session_id: str) -> Reading:
+        """One session, read without changing anything."""
+        raise NotImplementedError
+
+    def readings(self) -> Iterator[tuple[str, str | None, Reading | DshSessionError]]:
+        """Every session as ``(path, id, reading)``, the reading replaced by the error when it could
+        not be read (``id`` is None when not even that is known); for ``validate``."""
+        for session_id in self.ids():
+            try:
+                yield self.path, session_id, self.read(session_id)
+            except DshSessionError as error:
+                yield self.path, session_id, error
+
+    def backend(self, command: str) -> SessionBackend:
+        """The store as a backend to write through (``command`` names the caller, for messages)."""
+        fail(f"{self.path}: {command} needs a session store (a JSONL root or a SQLite database)")
+
+    def pick(self, session_id: str | None) -> str:
+        """The one session to act on: ``session_id``, or the only one stored."""
+        if session_id is not None:
+            return session_id
+        ids = self.ids()
+        if len(ids) == 1:
+            return ids[0]
+        if not ids:
+            fail(f"{self.path}: no sessions stored here")
+        shown = ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else "")
+        fail(f"{self.path} holds {len(ids)} sessions ({shown}); choose one with --id")
+
+    def close(self) -> None:
+        """Release what the source holds."""
+
+
+class _JsonlRoot(Source):
+    kind = "jsonl"
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.reader = JsonlReader(path)
+
+    def ids(self) -> list[str]:
+        ids = self.reader.ids()
+        if not ids and self.reader.loose_files():
+            fail(
+                f"{self.path} has session files directly inside it; a JSONL root holds them one "
+                "directory deeper (<root>/cwd-.../<id>.jsonl): pass the root, or the file itself"
+            )
+        return ids
+
+    def read(self, session_id: str) -> Reading:
+        return self.reader.read(session_id)
+
+    def readings(self) -> Iterator[tuple[str, str | None, Reading | DshSessionError]]:
+        files = list(self.reader.files())
+        if not files and self.reader.loose_files():
+            self.ids()  # fails with the hint
+        for path in files:
+            try:
+                reading = read_jsonl_file(path, root=self.reader.backend)
+                yield path, reading.header.id, reading
+            except DshSessionError as error:
+                yield path, None, error
+
+    def backend(self, command: str) -> SessionBackend:
+        return self.reader.backend
+
+
+class _JsonlFile(Source):
+    """One session's JSONL log file."""
+
+    kind = "jsonl"
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self._reading: Reading | None = None
+
+    def _read(self) -> Reading:
+        if self._reading is None:
+            self._reading = read_jsonl_file(self.path)
+        return self._reading
+
+    def _root(self) -> JsonlBackend | None:
+        """The root this file belongs to, if it sits where that root keeps its session."""
+        header = self._read().header
+        root = JsonlBackend(os.path.dirname(os.path.dirname(os.path.abspath(self.path))))
+        return root if root.path_of(header) == os.path.abspath(self.path) else None
+
+    def ids(self) -> list[str]:
+        return [self._read().header.id]
+
+    def read(self, session_id: str) -> Reading:
+        reading = self._read()
+        if reading.header.id != session_id:
+            raise SessionNotFoundError(
+                Code.SESSION_NOT_FOUND,
+                f"{self.path} holds session {reading.header.id!r}, not {session_id!r}; check the id",
+                path=self.path,
+            )
+        return reading
+
+    def readings(self) -> Iterator[tuple[str, str | None, Reading | DshSessionError]]:
+        try:
+            reading = self._read()
+            yield self.path, reading.header.id, reading
+        except DshSessionError as error:
+            yield self.path, None, error
+
+    def backend(self, command: str) -> SessionBackend:
+        root = self._root()
+        if root is None:
+            fail(
+                f"{self.path} is not inside a JSONL root laid out as the harness writes it "
+                f"(<root>/cwd-.../<id>.jsonl); {command} needs a store -- pass the root directory"
+            )
+        return root
+
+
+class _Sqlite(Source):
+    kind = "sqlite"
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.reader = SqliteReader(path)
+        self._backend: SqliteBackend | None = None
+
+    def ids(self) -> list[str]:
+        return self.reader.ids()
+
+    def read(self, session_id: str) -> Reading:
+        return self.reader.read(session_id)
+
+    def backend(self, command: str) -> SessionBackend:
+        if self._backend is None:
+            self._backend = SqliteBackend(self.path)
+        return self._backend
+
+    def close(self) -> None:
+        self.reader.close()
+        if self._backend is not None:
+            self._backend.close()
+
+
+class _EventList(Source):
+    kind = "events"
+
+    def __init__(self, path: str, session_id: str | None = None) -> None:
+        super().__init__(path)
+        self._reading = read_event_list(path, session_id=session_id)
+
+    def ids(self) -> list[str]:
+        return [self._reading.header.id]
+
+    def read(self, session_id: str) -> Reading:
+        if session_id != self._reading.header.id:
+            raise SessionNotFoundError(
+                Code.SESSION_NOT_FOUND,
+                f"{self.path} holds session {self._reading.header.id!r}, not {session_id!r}; check the id",
+                path=self.path,
+            )
+        return self._reading
+
+    def readings(self) -> Iterator[tuple[str, str | None, Reading | DshSessionError]]:
+        yield self.path, self._reading.header.id, self._reading
+
+
+@dataclass(frozen=True)
+class _Scheme:
+    source: Callable[[str], Source]
+    target: Callable[[str], SessionBackend]
+
+
+_SCHEMES: dict[str, _Scheme] = {}
+
+
+def register_scheme(
+    scheme: str, *, source: Callable[[str], Source], target: Callable[[str], SessionBackend]
+) -> None:
+    """Read ``<scheme>://...`` locations with ``source(url)`` and write them with ``target(url)``."""
+    _SCHEMES[scheme.lower()] = _Scheme(source, target)
+
+
+def _scheme_of(location: str) -> _Scheme | None:
+    scheme, found, _ = location.partition("://")
+    return _SCHEMES.get(scheme.lower()) if found else None
+
+
+def resolve(path: str, backend: str | None = None, *, session_id: str | None = None) -> Source:
+    """The source at ``path`` (``backend`` forces its kind). ``session_id`` names a header-less
+    event list's session."""
+    scheme = _scheme_of(path)
+    if scheme is not None:
+        return scheme.source(path)
+    if not os.path.lexists(path):
+        fail(f"{path}: no such file or directory")
+    if not os.path.exists(path):
+        fail(f"{path}: a broken symbolic link")
+    if os.path.isdir(path):
+        if backend not in (None, "jsonl"):
+            fail(f"{path} is a directory: only a JSONL root is one (not --backend {backend})")
+        return _JsonlRoot(path)
+    if not os.path.isfile(path):
+        fail(f"{path} is not a regular file or a directory")
+    head = _head(path)
+    if backend == "sqlite" or (backend is None and head.startswith(_SQLITE_MAGIC)):
+        return _Sqlite(path)
+    if backend == "jsonl":
+        return _JsonlFile(path)
+    if backend == "events":
+        return _EventList(path, session_id)
+    if not head.strip():
+        fail(f"{path}: the file is empty; not a session store or event list")
+    if _starts_with_header(path):
+        return _JsonlFile(path)
+    return _EventList(path, session_id)
+
+
+def _head(path: str) -> bytes:
+    try:
+        with open(path, "rb") as file:
+            return file.read(4096)
+    except OSError as error:
+        fail(f"{path}: cannot be read: {error.strerror or error}")
+
+
+def _starts_with_header(path: str) -> bool:
+    with open(path, "rb") as file:
+        first = file.readline(1 << 20).strip()
+    value = parse_bytes(first) if first.startswith(b"{") else None
+    return isinstance(value, dict) and value.get("type") == "session"
+
+
+def open_target(path: str, backend: str | None = None) -> SessionBackend:
+    """The store at ``path`` to write to, created on first write if it does not exist.
+
+    An existing directory is a JSONL root; an existing file must be a SQLite
+    database (or empty). A new path is a SQLite database when it ends in
+    ``.db``, ``.sqlite`` or ``.sqlite3`` (or ``backend`` says so), else a JSONL root.
+    """
+    scheme = _scheme_of(path)
+    if scheme is not None:
+        return scheme.target(path)
+    if backend == "events":
+        fail("an event list cannot be written to; choose --backend jsonl or sqlite for the target")
+    if os.path.isdir(path):
+        if backend == "sqlite":
+            fail(f"{path} is a directory, not a SQLite database")
+        return JsonlBackend(path)
+    if os.path.exists(path):
+        if not os.path.isfile(path):
+            fail(f"{path} is not a regular file or a directory")
+        head = _head(path)
+        if backend == "jsonl":
+            fail(f"{path} is a file; a JSONL store is a directory")
+        if head and not head.startswith(_SQLITE_MAGIC):
+            fail(f"{path} exists and is not a SQLite database; a JSONL store is a directory")
+        return SqliteBackend(path)
+    if os.path.lexists(path):
+        fail(f"{path}: a broken symbolic link")
+    if backend == "sqlite" or (backend is None and path.endswith(_SQLITE_SUFFIXES)):
+        return SqliteBackend(path)
+    return JsonlBackend(path)

@@ -1,0 +1,74 @@
+"""``dsh-session derive PATH``: the message history a session's surface derives.
+
+The store is read, never written. By default the session is shown as stored;
+``--repaired`` shows it as a load returns it, with the closers of a turn a
+crash left open.
+"""
+
+from __future__ import annotations
+
+from rich.markup import escape
+
+from dsh_session.cli._app import main
+from dsh_session.cli._common import opened, snapshot
+from dsh_session.cli._options import (
+    backend_option,
+    id_option,
+    json_option,
+    no_color_option,
+    path_argument,
+    repaired_option,
+)
+from dsh_session.cli._output import output, render_content
+from dsh_session.session import Session
+
+__all__ = ["derive"]
+
+_ROLE_STYLE = {"user": "bold cyan", "assistant": "bold green"}
+
+
+@main.command()
+@path_argument()
+@id_option()
+@repaired_option
+@backend_option
+@json_option
+@no_color_option
+def derive(
+    path: str, session_id: str | None, repaired: bool, backend: str | None, as_json: bool, no_color: bool
+) -> None:
+    """Print the derived message history of a session, as a transcript or as JSON."""
+    with opened(path, backend, session_id) as source:
+        snap = snapshot(source, session_id)
+    events = snap.log(repaired)
+    session = Session(snap.header.id, seed=events, header=snap.header)
+    out = output(no_color)
+    if as_json:
+        out.json(
+            {
+                "id": session.id,
+                "events": session.seq,
+                "repaired": repaired,
+                "generation": session.surface.replace_generation,
+                "messages": list(session.derive_messages()),
+            }
+        )
+        return
+    messages = session.derive_messages()
+    out.print(
+        f"[bold]{escape(session.id)}[/bold]: {len(messages)} message(s) from {session.seq} event(s), "
+        f"surface generation {session.surface.replace_generation}"
+    )
+    if snap.needs_repair and not repaired:
+        out.note("note: a load would repair this session (see `dsh-session inspect`); --repaired shows it")
+    for node in session.surface.nodes:
+        event = session.events[node.seq]
+        message = session.derive_event_message(event)
+        if message is None:
+            continue
+        role = str(message["role"])
+        out.print()
+        out.print(
+            f"[{_ROLE_STYLE.get(role, 'bold')}]{role}[/] [dim](seq {node.seq}, {escape(event.type)})[/dim]"
+        )
+        out.raw(render_content(message["content"]))

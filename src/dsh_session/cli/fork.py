@@ -1,0 +1,112 @@
+"""``dsh-session fork PATH --id ID``: a new stored session that starts as a prefix of another.
+
+The parent is read without being changed (as stored: a turn a crash left open
+is not closed first). The child is built by the library's
+:meth:`~dsh_session.SessionStore.fork` -- seeded with the parent's events
+through the ``turn/end`` at ``--boundary`` (default: the last ``turn/end``),
+with ``parentSession``, ``seedLength`` and the parent's cwd in its header --
+and stored in the parent's store, or in ``--to DST``. Its id is ``--child`` or
+the first free ``<parent>-fork-<n>``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from rich.markup import escape
+
+from dsh_session.cli._app import main
+from dsh_session.cli._common import opened, snapshot
+from dsh_session.cli._errors import fail
+from dsh_session.cli._options import backend_option, id_option, json_option, no_color_option, path_argument
+from dsh_session.cli._output import output
+from dsh_session.cli._resolve import open_target
+from dsh_session.errors import Code
+from dsh_session.persistence import SessionBackend
+from dsh_session.store import SessionMeta, SessionStore
+
+__all__ = ["fork"]
+
+
+@main.command()
+@path_argument()
+@id_option("The session to fork (needed when the store holds several).")
+@click.option(
+    "--boundary", type=int, default=None, help="The seq of the turn/end to fork at (default: the last)."
+)
+@click.option(
+    "--child", "child_id", metavar="ID", default=None, help="The child's id (default: <id>-fork-<n>)."
+)
+@click.option(
+    "--to", "target", metavar="DST", default=None, help="Store the child in DST (default: PATH's store)."
+)
+@click.option(
+    "--to-backend",
+    type=click.Choice(("jsonl", "sqlite")),
+    default=None,
+    help="Write DST as this kind of store.",
+)
+@backend_option
+@json_option
+@no_color_option
+def fork(
+    path: str,
+    session_id: str | None,
+    boundary: int | None,
+    child_id: str | None,
+    target: str | None,
+    to_backend: str | None,
+    backend: str | None,
+    as_json: bool,
+    no_color: bool,
+) -> None:
+    """Fork a stored session at a turn boundary into a new stored session."""
+    with opened(path, backend, session_id) as source:
+        snap = snapshot(source, session_id)
+        header = snap.header
+        if boundary is None:
+            ends = [event.seq for event in snap.events if event.type == "turn/end"]
+            if not ends:
+                fail(f"session {header.id!r} has no turn/end to fork at", code=Code.OPEN_TURN)
+            boundary = ends[-1]
+        store = SessionStore()
+        meta = SessionMeta(
+            cwd=header.cwd,
+            parent_session=header.parent_session,
+            created_at=header.created_at,
+            seed_length=header.seed_length,
+        )
+        parent = store.create(header.id, seed=snap.events, meta=meta)
+        dst = open_target(target, to_backend) if target is not None else source.backend("fork")
+        try:
+            child = store.fork(parent, boundary, child_id or _free_id(dst, header.id))
+            dst.create(child.header)
+            dst.append(child.id, child.events)
+        finally:
+            if target is not None:
+                dst.close()
+    document: dict[str, Any] = {
+        "parent": header.id,
+        "child": child.id,
+        "boundary": boundary,
+        "seedLength": child.header.seed_length,
+        "store": target if target is not None else path,
+        "header": child.header.to_json(),
+    }
+    out = output(no_color)
+    if as_json:
+        out.json(document)
+        return
+    out.print(
+        f"forked [bold]{escape(header.id)}[/bold] at seq {boundary} into [bold]{escape(child.id)}[/bold] "
+        f"({child.seq} events) in {escape(document['store'])}"
+    )
+
+
+def _free_id(store: SessionBackend, parent_id: str) -> str:
+    taken = {header.id for header in store.list()}
+    number = 1
+    while f"{parent_id}-fork-{number}" in taken:
+        number += 1
+    return f"{parent_id}-fork-{number}"

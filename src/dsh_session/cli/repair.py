@@ -1,0 +1,90 @@
+"""``dsh-session repair PATH``: close what a crash left open, durably.
+
+For each session (``--id``, or every session of the store) it first reads the
+store without changing it and shows the repair a load performs: the torn tail
+it cuts and the closers it appends (``interrupted_turn_closers``: an error
+``tool/result`` per unanswered call of the open step, ``step/end``,
+``turn/end`` interrupted). Then -- unless ``--dry-run`` -- it loads the session
+through its backend, which makes exactly that repair durable. A session that
+needs nothing is left alone. Never run it on a session a live process is
+still writing: its open turn is not a crash.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from rich.markup import escape
+
+from dsh_session.cli._app import main
+from dsh_session.cli._common import opened
+from dsh_session.cli._errors import fail
+from dsh_session.cli._options import backend_option, id_option, json_option, no_color_option, path_argument
+from dsh_session.cli._output import Output, output
+from dsh_session.cli._readonly import admit
+from dsh_session.errors import Code
+from dsh_session.event import Event
+from dsh_session.persistence._codec import event_line
+
+__all__ = ["repair"]
+
+
+@main.command()
+@path_argument()
+@id_option("The session to repair (default: every session of the store that needs it).")
+@click.option("--dry-run", is_flag=True, help="Show the repair; change nothing.")
+@backend_option
+@json_option
+@no_color_option
+def repair(
+    path: str, session_id: str | None, dry_run: bool, backend: str | None, as_json: bool, no_color: bool
+) -> None:
+    """Show the closers a crashed session needs, then add them durably (unless --dry-run)."""
+    out = output(no_color)
+    done: list[dict[str, Any]] = []
+    checked = 0
+    with opened(path, backend, session_id) as source:
+        ids = [session_id] if session_id is not None else source.ids()
+        for sid in ids:
+            checked += 1
+            snap = admit(source.read(sid))
+            if not snap.needs_repair:
+                continue
+            item: dict[str, Any] = {
+                "id": sid,
+                "path": snap.reading.where,
+                "cutRecords": snap.reading.cut_records,
+                "cutBytes": snap.reading.cut_bytes,
+                "closers": [event.to_json() for event in snap.closers],
+                "repaired": False,
+            }
+            if not as_json:
+                _show(out, item, snap.closers)
+            if not dry_run:
+                store = source.backend("repair")
+                loaded = store.load(sid)
+                if loaded.events != snap.events + snap.closers:
+                    fail(
+                        f"session {sid!r} changed while it was being repaired; check it with "
+                        f"`dsh-session inspect`",
+                        code=Code.STORE_CONFLICT,
+                    )
+                item["repaired"] = True
+                if not as_json:
+                    out.print("  [green]repaired[/green] (durable)")
+            done.append(item)
+    if as_json:
+        out.json({"dryRun": dry_run, "checked": checked, "sessions": done})
+        return
+    outcome = "need a repair (nothing changed: --dry-run)" if dry_run else "repaired"
+    out.print(f"{checked} session(s) checked, {len(done)} {outcome}")
+
+
+def _show(out: Output, item: dict[str, Any], closers: tuple[Event, ...]) -> None:
+    out.print(f"[bold]{escape(item['id'])}[/bold] ({escape(item['path'])}):")
+    if item["cutRecords"]:
+        size = f" ({item['cutBytes']} bytes)" if item["cutBytes"] is not None else ""
+        out.print(f"  cut {item['cutRecords']} torn record(s){size}")
+    for closer in closers:
+        out.raw(f"  + {event_line(closer)}")

@@ -1,0 +1,235 @@
+"""``dsh-session validate PATH...``: does every session pass the rules of the log?
+
+Each session is read without changing its store and held to the seed's
+admission rules -- the first event that breaks one is reported, as a load
+would refuse it. With ``--invariants`` it is checked with ``check_log``
+instead, which adds the turn/step structure (R1, R11-R20) and reports every
+violating event, each with the first rule it breaks. Damage to committed data
+(a line or row that does not parse before the last ``turn/end``) is a
+violation too (``STORE_CORRUPT`` at its seq). A torn tail or an open turn is
+not: the session loads, repaired; the result says what the repair would do.
+
+Exit status: 0 every session valid, 1 some session invalid, 2 some path or
+session could not be read at all (missing, not a store, unsupported version or
+schema, a header that does not parse, a wrong id).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+from rich.markup import escape
+
+from dsh_session.cli._app import main
+from dsh_session.cli._errors import FAILED, FOUND, OK, CliError, error_line, one_line
+from dsh_session.cli._options import backend_option, ids_option, json_option, no_color_option, path_argument
+from dsh_session.cli._output import Output, output
+from dsh_session.cli._readonly import Reading, as_parsed
+from dsh_session.cli._resolve import Source, resolve
+from dsh_session.cli._rules import rule_of
+from dsh_session.errors import Code, DshSessionError, InvalidEventError
+from dsh_session.event import Event
+from dsh_session.invariants import check_log
+from dsh_session.persistence._admit import LogAdmitter
+from dsh_session.persistence._base import close_open_turn, gc_paused
+
+__all__ = ["validate"]
+
+
+@dataclass
+class _Result:
+    """One session's verdict (or why it could not be read)."""
+
+    path: str
+    session_id: str | None
+    status: str  # "valid" | "invalid" | "unreadable"
+    events: int | None = None
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    repair: dict[str, Any] | None = None
+    error: DshSessionError | CliError | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        error = None
+        if self.error is not None:
+            code = self.error.code
+            error = {"code": None if code is None else str(code), "message": one_line(self.error.message)}
+        return {
+            "path": self.path,
+            "id": self.session_id,
+            "status": self.status,
+            "events": self.events,
+            "violations": self.violations,
+            "repair": self.repair,
+            "error": error,
+        }
+
+
+@main.command()
+@path_argument("paths", nargs=-1)
+@ids_option("Check only this session (repeatable); default: every session of each PATH.")
+@click.option(
+    "--invariants", is_flag=True, help="Also check the turn/step structure; report every violation."
+)
+@backend_option
+@json_option
+@no_color_option
+def validate(
+    paths: tuple[str, ...],
+    session_ids: tuple[str, ...],
+    invariants: bool,
+    backend: str | None,
+    as_json: bool,
+    no_color: bool,
+) -> None:
+    """Check sessions against the rules of the log.
+
+    PATH is a JSONL root, a session's JSONL file, a SQLite database or a JSON /
+    JSONL event list. Exit status 0 valid, 1 invalid, 2 could not read.
+    """
+    results: list[_Result] = []
+    for path in paths:
+        results.extend(_check_path(path, session_ids, backend, invariants))
+    statuses = {result.status for result in results}
+    status = FAILED if "unreadable" in statuses else FOUND if "invalid" in statuses else OK
+    out = output(no_color)
+    if as_json:
+        out.json(
+            {
+                "valid": status == OK,
+                "status": status,
+                "invariants": invariants,
+                "sessions": [result.to_json() for result in results],
+            }
+        )
+    else:
+        _report(out, results)
+    if status != OK:
+        raise click.exceptions.Exit(status)
+
+
+def _check_path(
+    path: str, session_ids: tuple[str, ...], backend: str | None, invariants: bool
+) -> list[_Result]:
+    try:
+        source = resolve(path, backend, session_id=session_ids[0] if len(session_ids) == 1 else None)
+    except (CliError, DshSessionError) as error:
+        return [_Result(path, None, "unreadable", error=error)]
+    try:
+        readings = _readings(source, session_ids)
+        return [_check(where, sid, reading, invariants) for where, sid, reading in readings]
+    except (CliError, DshSessionError) as error:
+        return [_Result(path, None, "unreadable", error=error)]
+    finally:
+        source.close()
+
+
+_Found = tuple[str, str | None, Reading | DshSessionError]
+
+
+def _readings(source: Source, session_ids: tuple[str, ...]) -> list[_Found]:
+    if not session_ids:
+        return list(source.readings())
+    found: list[_Found] = []
+    for session_id in session_ids:
+        try:
+            reading = source.read(session_id)
+            found.append((reading.where, session_id, reading))
+        except DshSessionError as error:
+            found.append((source.path, session_id, error))
+    return found
+
+
+def _check(
+    path: str, session_id: str | None, reading: Reading | DshSessionError, invariants: bool
+) -> _Result:
+    if isinstance(reading, DshSessionError):
+        if reading.code == Code.STORE_CORRUPT and reading.seq is not None:
+            # Committed data is damaged: the session is there, and it breaks a rule.
+            violation = _violation(reading.code, reading.seq, reading.message, None)
+            violation["line"] = getattr(reading, "line", None)
+            return _Result(path, session_id, "invalid", violations=[violation])
+        return _Result(path, session_id, "unreadable", error=reading)
+    result = _Result(reading.where, reading.header.id, "valid", events=len(reading.records))
+    if invariants:
+        for found in check_log(as_parsed(reading.records)):
+            result.violations.append(_violation(found.code, found.seq, found.message, reading))
+    if not result.violations:
+        events, problem = _admit(reading)
+        if problem is not None:
+            result.violations.append(problem)
+        else:
+            result.repair = _repair(reading, events)
+    if result.violations:
+        result.status = "invalid"
+    return result
+
+
+def _admit(reading: Reading) -> tuple[list[Event], dict[str, Any] | None]:
+    """Admit the stored records as a seed: the events, or the first violation."""
+    admitter = LogAdmitter()
+    events: list[Event] = []
+    with gc_paused():
+        for index, record in enumerate(reading.records):
+            if not isinstance(record, dict):
+                return events, _violation(
+                    Code.MALFORMED_EVENT, index, f"the record at seq {index} is not an event object", reading
+                )
+            try:
+                events.append(admitter.admit(record))
+            except InvalidEventError as error:
+                return events, _violation(error.code, error.seq, error.message, reading)
+        close_open_turn(events, admitter)
+    return events, None
+
+
+def _repair(reading: Reading, events: list[Event]) -> dict[str, Any] | None:
+    closers = len(events) - len(reading.records)
+    if not closers and not reading.cut_records:
+        return None
+    return {"cutRecords": reading.cut_records, "cutBytes": reading.cut_bytes, "closers": closers}
+
+
+def _violation(code: Code, seq: int | None, message: str, reading: Reading | None) -> dict[str, Any]:
+    line = None
+    if reading is not None and seq is not None and 0 <= seq < len(reading.records):
+        line = reading.locate(seq).line
+    return {"code": str(code), "seq": seq, "rule": rule_of(code), "message": one_line(message), "line": line}
+
+
+def _report(out: Output, results: list[_Result]) -> None:
+    for result in results:
+        name = result.path if result.session_id is None else f"{result.path} [{result.session_id}]"
+        if result.status == "unreadable":
+            assert result.error is not None
+            click.echo(error_line(result.error, about=result.path), err=True)
+            continue
+        if result.status == "valid":
+            out.print(f"[green]valid[/green]   {escape(name)}: {result.events} events")
+        else:
+            count = len(result.violations)
+            out.print(f"[bold red]INVALID[/bold red] {escape(name)}: {count} violation{'s' * (count != 1)}")
+            for item in result.violations:
+                where = f"seq {item['seq']}" if item["seq"] is not None else "seq ?"
+                if item["line"] is not None:
+                    where += f" (line {item['line']})"
+                out.print(f"  {where}: [red]{item['code']}[/red] -- {escape(item['rule'])}")
+                out.print(f"    {escape(item['message'])}")
+        if result.repair is not None:
+            repair = result.repair
+            parts = []
+            if repair["cutRecords"]:
+                cut = f"{repair['cutRecords']} torn record(s)"
+                if repair["cutBytes"] is not None:
+                    cut += f" ({repair['cutBytes']} bytes)"
+                parts.append(f"cut {cut}")
+            if repair["closers"]:
+                parts.append(f"add {repair['closers']} closer(s) to the open turn")
+            out.print(f"  [yellow]a load repairs it:[/yellow] {', '.join(parts)} (dsh-session repair)")
+    if len(results) > 1:
+        counts = {key: sum(r.status == key for r in results) for key in ("valid", "invalid", "unreadable")}
+        out.print(
+            f"{len(results)} sessions: {counts['valid']} valid, {counts['invalid']} invalid, "
+            f"{counts['unreadable']} unreadable"
+        )

@@ -1,0 +1,297 @@
+"""Bad input gives one line on stderr and exit status 2 -- never a traceback -- for every command;
+``--debug`` shows the traceback; the installed ``dsh-session`` and ``python -m dsh_session`` agree."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from rich.console import Console
+
+from dsh_session import MemoryBackend, MemoryStore
+from dsh_session.cli import _errors, _resolve
+from dsh_session.cli import derive as derive_module
+from tests.cli_support import copy_case, run
+
+#: Every command, with the arguments it needs besides PATH.
+COMMANDS = {
+    "validate": [],
+    "derive": [],
+    "surface": [],
+    "inspect": [],
+    "repair": [],
+    "fork": [],
+    "convert": ["{tmp}/out.db"],
+}
+
+
+def invoke(command: str, path: Path | str, tmp_path: Path, *extra: str) -> tuple[int, list[str], str]:
+    args = [command, str(path), *(arg.format(tmp=tmp_path) for arg in COMMANDS[command]), *extra]
+    ran = run(*args)
+    assert ran.exception is None or isinstance(ran.exception, SystemExit), ran.exception
+    return ran.status, ran.error_lines, ran.stdout
+
+
+def check_one_line(status: int, lines: list[str], *, code: str | None = None, mentions: str = "") -> str:
+    assert status == 2, lines
+    assert len(lines) == 1, lines
+    (line,) = lines
+    assert line.startswith("dsh-session: error: ")
+    assert "Traceback" not in line
+    if code is not None:
+        assert line.endswith(f"[{code}]"), line
+    assert mentions in line
+    return line
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_missing_path(command: str, tmp_path: Path) -> None:
+    missing = tmp_path / "no" / "such.db"
+    status, lines, _ = invoke(command, missing, tmp_path)
+    check_one_line(status, lines, mentions=f"{missing}: no such file or directory")
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_garbage_json(command: str, tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text('[{"type": "turn/start", "seq": 0,\n', "utf-8")
+    status, lines, _ = invoke(command, garbage, tmp_path)
+    check_one_line(status, lines, code="STORE_CORRUPT", mentions=str(garbage))
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_binary_garbage(command: str, tmp_path: Path) -> None:
+    garbage = tmp_path / "noise.bin"
+    garbage.write_bytes(bytes(range(256)) * 4)
+    status, lines, _ = invoke(command, garbage, tmp_path)
+    check_one_line(status, lines, code="STORE_CORRUPT")
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_wrong_id(command: str, tmp_path: Path) -> None:
+    case_dir = copy_case("single-turn-text-cwd", tmp_path)
+    for store in (case_dir / "jsonl", case_dir / "sqlite" / "session.db"):
+        status, lines, _ = invoke(command, store, tmp_path, "--id", "no-such-session")
+        check_one_line(status, lines, code="SESSION_NOT_FOUND", mentions="'no-such-session'")
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_wrong_version(command: str, tmp_path: Path) -> None:
+    case_dir = copy_case("reject-jsonl-header-version-1", tmp_path)
+    status, lines, _ = invoke(command, case_dir / "jsonl", tmp_path, "--id", "version-one")
+    check_one_line(status, lines, code="STORE_VERSION_UNSUPPORTED", mentions="format version 1")
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_foreign_database(command: str, tmp_path: Path) -> None:
+    case_dir = copy_case("reject-sqlite-user-version-5", tmp_path)
+    status, lines, _ = invoke(command, case_dir / "sqlite" / "session.db", tmp_path)
+    check_one_line(status, lines, code="STORE_SCHEMA_MISMATCH", mentions="schema version 5")
+
+
+@pytest.mark.parametrize("command", sorted(set(COMMANDS) - {"validate"}))
+def test_a_corrupt_file(command: str, tmp_path: Path) -> None:
+    case_dir = copy_case("reject-jsonl-null-line-mid-file", tmp_path)
+    status, lines, _ = invoke(command, case_dir / "jsonl", tmp_path)
+    check_one_line(status, lines, code="STORE_CORRUPT", mentions="null-line.jsonl:7")
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_truncated_database(command: str, tmp_path: Path) -> None:
+    case_dir = copy_case("single-turn-text-cwd", tmp_path)
+    database = case_dir / "sqlite" / "session.db"
+    database.write_bytes(database.read_bytes()[:1024])  # the magic, then half a page
+    status, lines, _ = invoke(command, database, tmp_path)
+    check_one_line(status, lines, mentions=str(database))
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_an_event_that_breaks_a_rule(command: str, tmp_path: Path) -> None:
+    log = tmp_path / "bad.jsonl"
+    log.write_text(
+        '{"type":"user/message","seq":0,"time":1,"data":{"content":[],"source":{"kind":"user"}}}\n'
+    )
+    status, lines, _ = invoke(command, log, tmp_path)
+    if command == "validate":
+        assert status == 1 and lines == []
+    else:
+        check_one_line(status, lines, code="MISSING_SURFACE_OP", mentions="line 1")
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_not_a_file_nor_a_directory(command: str, tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)  # opening it to read would block: it must not be opened at all
+    status, lines, _ = invoke(command, fifo, tmp_path)
+    check_one_line(status, lines, mentions="not a regular file or a directory")
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_an_empty_file(command: str, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    status, lines, _ = invoke(command, empty, tmp_path)
+    check_one_line(status, lines, mentions="the file is empty")
+
+
+def test_a_directory_forced_to_be_a_database(tmp_path: Path) -> None:
+    status, lines, _ = invoke("inspect", tmp_path, tmp_path, "--backend", "sqlite")
+    check_one_line(status, lines, mentions="is a directory")
+
+
+def test_a_bucket_given_as_the_root(tmp_path: Path) -> None:
+    case_dir = copy_case("single-turn-text-cwd", tmp_path)
+    bucket = next((case_dir / "jsonl").iterdir())
+    status, lines, _ = invoke("derive", bucket, tmp_path)
+    check_one_line(status, lines, mentions="one directory deeper")
+
+
+def test_a_store_of_several_sessions_needs_an_id(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    for case in ("single-turn-text-cwd", "compaction-once-cwd"):
+        shutil.copytree(copy_case(case, tmp_path) / "jsonl", root, dirs_exist_ok=True)
+    status, lines, _ = invoke("derive", root, tmp_path)
+    check_one_line(
+        status, lines, mentions="holds 2 sessions (compaction-once, single-turn-text); choose one with --id"
+    )
+    empty = tmp_path / "empty-root"
+    empty.mkdir()
+    status, lines, _ = invoke("inspect", empty, tmp_path)
+    check_one_line(status, lines, mentions="no sessions stored here")
+
+
+def test_a_live_writer_does_not_stop_a_reader(tmp_path: Path) -> None:
+    case_dir = copy_case("crash-sqlite-open-turn-after-compaction", tmp_path)
+    database = case_dir / "sqlite" / "session.db"
+    holder = sqlite3.connect(database, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # another process in the middle of a write (WAL database)
+        holder.execute("DELETE FROM events WHERE seq > 5")
+        status, lines, out = invoke("inspect", database, tmp_path, "--json")
+        assert status == 0, lines
+        assert '"events":31' in out  # the committed log, not the uncommitted delete
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+def test_debug_shows_the_traceback(tmp_path: Path) -> None:
+    ran = run("--debug", "derive", str(tmp_path / "missing"))
+    assert ran.status != 0
+    assert isinstance(ran.exception, _errors.CliError)
+    assert "no such file or directory" in str(ran.exception)
+
+
+def test_an_unexpected_exception_is_a_bug_with_exit_3(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_args: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(derive_module, "snapshot", broken)
+    case_dir = copy_case("single-turn-text-cwd", tmp_path)
+    ran = run("derive", str(case_dir / "jsonl"))
+    assert ran.status == 3
+    assert ran.error_lines == [
+        "dsh-session: error: internal error: RuntimeError: boom (run with --debug for the traceback)"
+    ]
+    debug = run("--debug", "derive", str(case_dir / "jsonl"))
+    assert isinstance(debug.exception, RuntimeError)
+
+
+def test_usage_errors_exit_2() -> None:
+    ran = run("derive")
+    assert ran.status == 2 and "Missing argument 'PATH'" in ran.stderr
+    assert run("derive", "x", "--backend", "postgres").status == 2
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(tmp_path: Path) -> None:
+    case_dir = copy_case("compaction-once-cwd", tmp_path)
+    store = str(case_dir / "jsonl")
+    assert "\x1b[" not in run("validate", store).stdout  # piped
+    forced = {"FORCE_COLOR": "1", "TERM": "xterm-256color"}
+    assert "\x1b[" in run("validate", store, env=forced).stdout  # a terminal
+    assert "\x1b[" not in run("validate", store, "--no-color", env=forced).stdout
+    assert "\x1b[" not in run("--no-color", "validate", store, env=forced).stdout
+
+
+# -- the installed command and python -m ----------------------------------------------------------------
+
+
+def _entry_points() -> list[list[str]]:
+    script = Path(sys.executable).parent / "dsh-session"
+    assert script.exists(), "dsh-session is installed beside the interpreter"
+    return [[str(script)], [sys.executable, "-m", "dsh_session"]]
+
+
+@pytest.mark.parametrize("entry", _entry_points(), ids=["dsh-session", "python -m dsh_session"])
+def test_real_processes(entry: list[str], tmp_path: Path) -> None:
+    case_dir = copy_case("single-turn-text-cwd", tmp_path)
+    env = {**os.environ, "NO_COLOR": "1"}
+    ok = subprocess.run(
+        [*entry, "derive", str(case_dir / "sqlite" / "session.db"), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert '"role":"assistant"' in ok.stdout
+    missing = subprocess.run(
+        [*entry, "inspect", str(tmp_path / "missing")], capture_output=True, text=True, env=env, check=False
+    )
+    assert missing.returncode == 2
+    assert missing.stdout == ""
+    assert missing.stderr == f"dsh-session: error: {tmp_path / 'missing'}: no such file or directory\n"
+    damaged = copy_case("reject-jsonl-null-line-mid-file", tmp_path)
+    invalid = subprocess.run(
+        [*entry, "validate", str(damaged / "jsonl")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert invalid.returncode == 1 and "STORE_CORRUPT" in invalid.stdout
+    piped = subprocess.run([*entry, "--help"], capture_output=True, text=True, env=env, check=False)
+    for command in ("validate", "derive", "surface", "inspect", "repair", "convert", "fork"):
+        assert command in piped.stdout
+
+
+def test_a_registered_url_scheme_is_read_and_written_through_its_backend(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case_dir = copy_case("single-turn-text-cwd", tmp_path)
+    storage = MemoryStore()
+    monkeypatch.setattr(_resolve, "_SCHEMES", {})
+    _resolve.register_scheme(
+        "Mem",
+        source=lambda url: _resolve.resolve(str(case_dir / url.removeprefix("mem://"))),
+        target=lambda url: MemoryBackend(storage),
+    )
+    assert run("inspect", "mem://jsonl", "--json").json()["id"] == "single-turn-text"
+    assert run("convert", "mem://sqlite/session.db", "MEM://anything").status == 0
+    assert [header.id for header in MemoryBackend(storage).list()] == ["single-turn-text"]
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["transcript", "json"])
+def test_a_reader_that_goes_away_ends_the_command_quietly(
+    as_json: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def gone(*_args: object, **_kwargs: object) -> None:
+        raise BrokenPipeError
+
+    # What writing to a closed pipe raises, from rich (its on_broken_pipe hook) and from click.echo.
+    if as_json:
+        monkeypatch.setattr(click, "echo", gone)
+    else:
+        monkeypatch.setattr(Console, "_write_buffer", gone)  # rich turns it into on_broken_pipe()
+    case_dir = copy_case("single-turn-text-cwd", tmp_path)
+    ran = run("derive", str(case_dir / "jsonl"), *(["--json"] if as_json else []))
+    assert ran.status == 141
+    assert ran.stderr == ""
