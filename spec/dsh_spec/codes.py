@@ -73,3 +73,8 @@ class Code(StrEnum):
     STORE_CONFLICT = "STORE_CONFLICT"
     STORE_IO = "STORE_IO"
     STORE_CLOSED = "STORE_CLOSED"
+    # -- database servers and copying stores (postgres block) ---------------
+    STORE_UNREACHABLE = "STORE_UNREACHABLE"
+    STORE_AUTH_FAILED = "STORE_AUTH_FAILED"
+    STORE_CONNECTION_LOST = "STORE_CONNECTION_LOST"
+    STORE_COPY_MISMATCH = "STORE_COPY_MISMATCH"

@@ -74,6 +74,20 @@ from dsh_session.request_header import (
 )
 from dsh_session.store import ObserverError, SessionMeta, SessionStore, SessionStoreError, StoreObserver
 
+# isort: split
+# -- postgres block: the PostgreSQL backend, copying between backends ---------------
+from dsh_session.persistence import (
+    ConnectionLostError,
+    CopyMismatchError,
+    CopyProgress,
+    CopyReport,
+    PostgresBackend,
+    ServerError,
+    StoreAuthError,
+    StoreUnreachableError,
+    copy_sessions,
+)
+
 __all__ = [
     "APPEND",
     "CLOSER_KEY_ORDER",
@@ -151,4 +165,17 @@ __all__ += [
     "fold_request_header",
     "header_equals",
     "next_header_event",
+]
+
+# -- postgres block --
+__all__ += [
+    "ConnectionLostError",
+    "CopyMismatchError",
+    "CopyProgress",
+    "CopyReport",
+    "PostgresBackend",
+    "ServerError",
+    "StoreAuthError",
+    "StoreUnreachableError",
+    "copy_sessions",
 ]

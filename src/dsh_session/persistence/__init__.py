@@ -4,7 +4,9 @@
   ``list``, ``close``) and :class:`StoredSession`, what ``load`` returns;
 - :class:`MemoryBackend` -- in memory (a shareable :class:`MemoryStore`);
 - :class:`JsonlBackend` -- one JSONL file per session, the reference's layout;
-- :class:`SqliteBackend` -- one SQLite database, the reference's v4 schema.
+- :class:`SqliteBackend` -- one SQLite database, the reference's v4 schema;
+- :class:`PostgresBackend` -- one PostgreSQL schema, for many hosts (needs psycopg 3);
+- :func:`copy_sessions` -- copy sessions between any two backends, verified.
 
 Files and rows are byte-for-byte what the TypeScript reference writes, so each
 side loads the other's. Errors are typed (:mod:`dsh_session.persistence.errors`)
@@ -52,4 +54,29 @@ __all__ = [
     "UnrepresentableError",
     "cwd_bucket",
     "encode_segment",
+]
+
+# -- postgres block: the PostgreSQL backend, copying between backends --
+from dsh_session.persistence.convert import CopyProgress, CopyReport, copy_sessions
+from dsh_session.persistence.errors import (
+    ConnectionLostError,
+    CopyMismatchError,
+    ServerError,
+    StoreAuthError,
+    StoreUnreachableError,
+)
+from dsh_session.persistence.postgres import PostgresBackend
+from dsh_session.persistence.postgres_schema import POSTGRES_SCHEMA_VERSION
+
+__all__ += [
+    "POSTGRES_SCHEMA_VERSION",
+    "ConnectionLostError",
+    "CopyMismatchError",
+    "CopyProgress",
+    "CopyReport",
+    "PostgresBackend",
+    "ServerError",
+    "StoreAuthError",
+    "StoreUnreachableError",
+    "copy_sessions",
 ]

@@ -1,0 +1,135 @@
+"""Copying sessions from one backend to another, verified: the library side of
+``dsh-session convert``.
+
+:func:`copy_sessions` works between any two :class:`SessionBackend` instances
+(memory, JSONL, SQLite, PostgreSQL, either way). Each session is loaded from
+the source -- so a source log that needs a crash repair is repaired there
+first, as any load does -- and written to the destination as one batch, which
+every backend publishes atomically: a session is in the destination whole or
+not at all. With ``verify`` each copied session is then loaded back from the
+destination and compared with what the source loaded: the header, every
+event's fields and JSON text, and the derived messages; a difference raises
+``STORE_COPY_MISMATCH``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple
+
+from dsh_session.errors import Code
+from dsh_session.event import Event
+from dsh_session.js_json import dumps
+from dsh_session.persistence.errors import CopyMismatchError, SessionExistsError
+from dsh_session.persistence.protocol import SessionBackend, StoredSession
+from dsh_session.session import Session
+
+__all__ = ["CopyProgress", "CopyReport", "copy_sessions"]
+
+
+class CopyProgress(NamedTuple):
+    """Reported after each session is copied (and verified): ``done`` of ``total`` sessions."""
+
+    session_id: str
+    events: int
+    done: int
+    total: int
+
+
+class CopyReport(NamedTuple):
+    """What :func:`copy_sessions` copied: the session ids in order and their events in all."""
+
+    sessions: tuple[str, ...]
+    events: int
+
+
+def copy_sessions(
+    src: SessionBackend,
+    dst: SessionBackend,
+    ids: Iterable[str] | None = None,
+    *,
+    verify: bool = True,
+    progress: Callable[[CopyProgress], None] | None = None,
+) -> CopyReport:
+    """Copy the sessions ``ids`` (default: every session ``src.list()`` shows) from ``src`` to ``dst``.
+
+    Nothing is copied when ``dst`` already holds any of them
+    (``SESSION_ALREADY_EXISTS``, naming them). An unknown id raises
+    ``SESSION_NOT_FOUND`` when its turn comes; the sessions before it stay
+    copied. With ``verify`` (the default) every copied session must load back
+    equal from ``dst`` (``STORE_COPY_MISMATCH`` otherwise; the copy stays in
+    ``dst`` for inspection). ``progress`` is called after each session.
+    """
+    wanted = [header.id for header in src.list()] if ids is None else list(dict.fromkeys(ids))
+    present = sorted({header.id for header in dst.list()}.intersection(wanted))
+    if present:
+        shown = ", ".join(map(repr, present[:5])) + (
+            f" and {len(present) - 5} more" if len(present) > 5 else ""
+        )
+        raise SessionExistsError(
+            Code.SESSION_ALREADY_EXISTS,
+            f"the destination {describe(dst)} already holds {len(present)} of the sessions to copy "
+            f"({shown}); nothing was copied -- leave them out (ids=...) or copy into an empty store",
+        )
+    total_events = 0
+    for done, session_id in enumerate(wanted, start=1):
+        stored = src.load(session_id)
+        dst.create(stored.header)
+        dst.append(session_id, stored.events)
+        if verify:
+            check_copy(stored, dst.load(session_id), src=src, dst=dst)
+        total_events += len(stored.events)
+        if progress is not None:
+            progress(CopyProgress(session_id, len(stored.events), done, len(wanted)))
+    return CopyReport(tuple(wanted), total_events)
+
+
+def check_copy(
+    original: StoredSession, copy: StoredSession, *, src: SessionBackend, dst: SessionBackend
+) -> None:
+    """Raise ``STORE_COPY_MISMATCH`` unless ``copy`` loads exactly as ``original`` did."""
+    session_id = original.header.id
+
+    def mismatch(what: str, seq: int | None = None) -> CopyMismatchError:
+        return CopyMismatchError(
+            f"session {session_id!r} copied from {describe(src)} to {describe(dst)} does not load back "
+            f"equal: {what}; the copy is left in the destination for inspection -- remove it there and "
+            "report the difference",
+            session_id=session_id,
+            seq=seq,
+        )
+
+    if copy.header != original.header:
+        raise mismatch(f"the header differs ({original.header!r} became {copy.header!r})")
+    for before, after in zip(original.events, copy.events, strict=False):
+        if fingerprint(before) != fingerprint(after):
+            raise mismatch(f"the event at seq {before.seq} differs", before.seq)
+    if len(copy.events) != len(original.events):
+        raise mismatch(
+            f"{len(original.events)} event(s) became {len(copy.events)}",
+            min(len(copy.events), len(original.events)),
+        )
+    before_messages = _messages(original)
+    after_messages = _messages(copy)
+    if before_messages != after_messages:
+        first = next(
+            (i for i, (a, b) in enumerate(zip(before_messages, after_messages, strict=False)) if a != b),
+            min(len(before_messages), len(after_messages)),
+        )
+        raise mismatch(f"the derived messages differ from message {first} on")
+
+
+def fingerprint(event: Event) -> tuple[Any, ...]:
+    """What a copy must keep of an event: its fields, ``data`` as JSON text (so ``true`` is not ``1``)."""
+    return (event.type, event.seq, event.time, dumps(event.data), event.source_event_seqs, event.surface_op)
+
+
+def _messages(stored: StoredSession) -> Sequence[str]:
+    session = Session(stored.header.id, seed=stored.events, header=stored.header)
+    return [dumps(message) for message in session.derive_messages()]
+
+
+def describe(backend: SessionBackend) -> str:
+    """A backend's kind and where its store is, for messages."""
+    where = getattr(backend, "path", None) or getattr(backend, "root", None)
+    return f"{type(backend).__name__}({where})" if where else type(backend).__name__
