@@ -2,10 +2,12 @@
 ``acked <n>`` after each append returns (the durability point), until it is killed.
 
     python -m tests.crash_writer jsonl|sqlite <path> <seed>
+    python -m tests.crash_writer postgres <schema> <seed>     (the DSN in $DSH_TEST_PG_DSN)
 """
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 
@@ -17,6 +19,10 @@ SESSION = "w1"
 
 
 def open_backend(kind: str, path: str) -> SessionBackend:
+    if kind == "postgres":
+        from dsh_session import PostgresBackend
+
+        return PostgresBackend(os.environ["DSH_TEST_PG_DSN"], schema=path)
     return JsonlBackend(path) if kind == "jsonl" else SqliteBackend(path)
 
 

@@ -9,6 +9,7 @@ The backend contract itself runs against PostgreSQL in ``test_persistence_contra
 from __future__ import annotations
 
 import multiprocessing
+import random
 import secrets
 import sqlite3
 import threading
@@ -33,6 +34,7 @@ from dsh_session import (
     Replace,
     Session,
     SessionHeader,
+    SessionNotFoundError,
     SqliteBackend,
     StoreAuthError,
     StoreConflictError,
@@ -44,8 +46,10 @@ from dsh_session import (
 from dsh_session.persistence import POSTGRES_SCHEMA_VERSION
 from dsh_session.persistence._rows import row_record, scan_rows
 from dsh_session.persistence.postgres_schema import quote_ident
-from tests.logs import LogBuilder, header, one_turn_log
+from tests.crash_writer import SESSION, TURNS, open_backend
+from tests.logs import LogBuilder, header, one_turn_log, w1_events
 from tests.pg_server import PgServer
+from tests.test_crash import ROUNDS, prefix_length, run_and_kill
 
 Rows = list[tuple[Any, ...]]
 
@@ -532,6 +536,39 @@ def test_a_commit_whose_outcome_cannot_be_learnt_says_so(
     assert raised.value.committed is None
     assert "may or may not be stored" in str(raised.value)
     assert list(opened().load("s").events) == events  # it was, as it happens
+
+
+def test_a_killed_writer_loses_no_acknowledged_event_and_leaves_no_half_batch(
+    postgres_server: PgServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGKILL a writer at random points (its connection drops mid-transaction): what loads is
+    every acknowledged batch, then nothing but whole batches and the crash closers."""
+    monkeypatch.setenv("DSH_TEST_PG_DSN", postgres_server.dsn())
+    events = w1_events(TURNS, SESSION)
+    rng = random.Random("crash-postgres")
+    for _round in range(ROUNDS):
+        schema, seed = new_schema(), rng.randint(0, 10**6)
+        # the schema stands where the file-based writers take a path
+        acked = run_and_kill("postgres", Path(schema), seed, rng.randint(0, 25), rng.uniform(0, 0.004))
+        batch_ends = {0}
+        sizes, done = random.Random(seed), 0  # the writer's batches, drawn as it draws them
+        while done < len(events):
+            done = min(done + sizes.randint(1, 30), len(events))
+            batch_ends.add(done)
+        backend = open_backend("postgres", schema)
+        try:
+            loaded = list(backend.load(SESSION).events)
+        except SessionNotFoundError:
+            assert acked == 0
+            continue
+        finally:
+            backend.close()
+        stored = prefix_length(loaded, events)
+        assert stored >= acked
+        assert stored in batch_ends  # whole batches only
+        again = open_backend("postgres", schema)
+        assert list(again.load(SESSION).events) == loaded
+        again.close()
 
 
 # -- listing and indexes ------------------------------------------------------------------------
