@@ -42,7 +42,21 @@ def sample_sessions() -> dict[str, tuple[Any, list[Event]]]:
     header, a long log in one batch, and a log with an open turn (repaired by the source's load)."""
     values = LogBuilder("values")
     values.turn_start()
-    for value in (None, True, 0, -1, 2**53, 0.1, 1e21, 5e-324, "", 'q " \\ \x00 \u2028 é 😀 \ud800', [], {}):
+    kinds: list[object] = [
+        None,
+        True,
+        0,
+        -1,
+        2**53,
+        0.1,
+        1e21,
+        5e-324,
+        "",
+        'q " \\ \x00 \u2028 é 😀 \ud800',
+        [],
+        {},
+    ]
+    for value in kinds:
         values.add("todo/write", {"value": value})
     values.user("a")
     values.user("b")
