@@ -252,6 +252,10 @@ class PostgresTamper(Tamper):
             self.execute("SELECT * FROM {s}.meta"),
         )
 
+    def keep_events(self, session_id: str, count: int) -> None:
+        """Drop every stored event from seq ``count`` on (``0``: a header-only session)."""
+        self.execute("DELETE FROM {s}.events WHERE sid = %s AND seq >= %s", self.sid(session_id), count)
+
 
 def postgres_env(tmp: Path) -> Env:
     """A fresh schema on the test run's throwaway server (started on first use)."""

@@ -3,8 +3,9 @@
 ``start()`` runs ``initdb`` into a fresh directory under the system's temporary
 directory, starts the server with ``pg_ctl`` on a free port of 127.0.0.1 (TCP
 only, password authentication), and returns a :class:`PgServer`; ``stop()``
-stops it at once and removes the directory. The cluster trades durability for
-speed (``fsync=off``): it only lives for one test run.
+stops it at once and removes the directory. For the tests the cluster trades
+durability for speed (``fsync=off``): it only lives for one test run
+(``start(durable=True)`` keeps PostgreSQL's defaults, for the benchmark).
 
 ``initdb`` refuses to run as root, so as root the server runs as an
 unprivileged user -- ``postgres`` (which Debian's package creates) or
@@ -175,8 +176,12 @@ def _owner_of(path: Path) -> pwd.struct_passwd | None:
         return None
 
 
-def start() -> PgServer:
-    """Initialise and start a throwaway server; raise :class:`PgUnavailableError` if that fails."""
+def start(*, durable: bool = False) -> PgServer:
+    """Initialise and start a throwaway server; raise :class:`PgUnavailableError` if that fails.
+
+    ``durable`` keeps PostgreSQL's default crash safety (fsync on every commit), for
+    benchmarks; the tests go without it.
+    """
     bindir = find_bindir()
     if bindir is None:
         raise PgUnavailableError(
@@ -216,18 +221,20 @@ def start() -> PgServer:
         last: PgUnavailableError | None = None
         for _attempt in range(5):  # another process may take the free port first
             port = _free_port()
-            options = " ".join(
-                [
-                    f"-p {port}",
-                    "-c listen_addresses=127.0.0.1",
-                    f"-c unix_socket_directories={root}",
+            settings = [
+                f"-p {port}",
+                "-c listen_addresses=127.0.0.1",
+                f"-c unix_socket_directories={root}",
+                "-c max_connections=200",
+            ]
+            if not durable:
+                settings += [
                     "-c fsync=off",
                     "-c synchronous_commit=off",
                     "-c full_page_writes=off",
-                    "-c max_connections=200",
                     "-c shared_buffers=32MB",
                 ]
-            )
+            options = " ".join(settings)
             try:
                 _run(
                     [

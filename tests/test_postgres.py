@@ -38,6 +38,7 @@ from dsh_session import (
     SqliteBackend,
     StoreAuthError,
     StoreConflictError,
+    StoredSession,
     StoreIOError,
     StoreLockedError,
     StoreUnreachableError,
@@ -46,6 +47,7 @@ from dsh_session import (
 from dsh_session.persistence import POSTGRES_SCHEMA_VERSION
 from dsh_session.persistence._rows import row_record, scan_rows
 from dsh_session.persistence.postgres_schema import quote_ident
+from tests.backends import ENVS, PostgresTamper
 from tests.crash_writer import SESSION, TURNS, open_backend
 from tests.logs import LogBuilder, header, one_turn_log, w1_events
 from tests.pg_server import PgServer
@@ -569,6 +571,35 @@ def test_a_killed_writer_loses_no_acknowledged_event_and_leaves_no_half_batch(
         again = open_backend("postgres", schema)
         assert list(again.load(SESSION).events) == loaded
         again.close()
+
+
+def test_a_session_row_without_events_loads_as_on_sqlite(tmp_path: Path) -> None:
+    env = ENVS["postgres"](tmp_path)
+    lite_path = tmp_path / "s.db"
+    try:
+        for backend in (env.backend(), SqliteBackend(lite_path)):
+            backend.create(header("s", cwd="/w"))
+            backend.append("s", one_turn_log(turns=2))
+            backend.close()
+        tamper = env.tamper
+        assert isinstance(tamper, PostgresTamper)
+        loads: dict[str, list[StoredSession]] = {"postgres": [], "sqlite": []}
+        for keep in (8, 0):
+            tamper.keep_events("s", keep)
+            with sqlite3.connect(lite_path) as conn:
+                conn.execute("DELETE FROM events WHERE session_id = 's' AND seq >= ?", (keep,))
+            loads["postgres"].append(env.backend().load("s"))
+            with SqliteBackend(lite_path) as lite:
+                loads["sqlite"].append(lite.load("s"))
+        assert loads["postgres"] == loads["sqlite"]
+        assert [e.type for e in loads["postgres"][0].events[-3:]] == [
+            "turn/start",
+            "user/message",
+            "turn/end",
+        ]
+        assert loads["postgres"][1] == (header("s", cwd="/w"), ())
+    finally:
+        env.close_all()
 
 
 # -- listing and indexes ------------------------------------------------------------------------
