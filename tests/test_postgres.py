@@ -796,3 +796,14 @@ def test_many_writers_on_one_session_never_lose_duplicate_or_interleave(
     for w in range(writers):  # each writer's turns in its own order
         mine = [t for t in tags if t.startswith(f"{w}/")]
         assert mine == [f"{w}/{n}" for n in range(turns)]
+
+
+def test_the_library_imports_without_psycopg() -> None:
+    """psycopg is imported when the first PostgresBackend is made, not with the library."""
+    import subprocess
+    import sys
+
+    code = "import sys, dsh_session; assert 'psycopg' not in sys.modules; print(dsh_session.PostgresBackend)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "PostgresBackend" in done.stdout

@@ -215,7 +215,7 @@ class PostgresBackend(BackendBase):
         try:
             return self._transaction(session_id, "appending to", body)
         except _InDoubt as doubt:
-            return self._settle(session_id, state.cursor, rows, doubt.error)
+            return self._settle(header, state.cursor, rows, doubt.error)
 
     def _headers(self) -> Iterator[SessionHeader]:
         rows = self._read(None, "listing", lambda conn: conn.execute(self._q.headers).fetchall())
@@ -281,15 +281,27 @@ class PostgresBackend(BackendBase):
         except _InDoubt as doubt:
             raise self._lost(doubt.error, session_id, "repairing", committed=None) from None
 
-    def _settle(self, session_id: str, cursor: int, rows: list[Row], error: BaseException) -> int:
-        """After a drop during the commit of a batch: reconnect once and read the rows back."""
+    def _settle(self, header: SessionHeader, cursor: int, rows: list[Row], error: BaseException) -> int:
+        """After a drop during the commit of a batch: reconnect once and read the rows back.
+
+        Returns the session's ``sid`` when the batch is stored (with this header);
+        raises ``STORE_CONNECTION_LOST`` (``committed`` False, or None when the
+        server cannot be asked) or ``STORE_CONFLICT`` (another writer's rows are there).
+        """
+        session_id = header.id
         try:
             found = self._read(session_id, "checking", lambda conn: self._fetch(conn, session_id))
         except PersistenceError:
             raise self._lost(error, session_id, "appending to", committed=None) from None
         if found is not None:
             head, stored = found
-            if [tuple(row) for row in stored[cursor:]] == rows and len(stored) == cursor + len(rows):
+            ours = (header.id, header.version, header.created_at, header.cwd, header.parent_session)
+            if (
+                tuple(head[1:6]) == ours
+                and head[6] == header.seed_length
+                and len(stored) == cursor + len(rows)
+                and [tuple(row) for row in stored[cursor:]] == rows
+            ):
                 return int(head[0])  # the commit went through
             if len(stored) != cursor:
                 raise self._conflict(session_id, cursor, len(stored))
