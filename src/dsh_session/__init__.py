@@ -79,8 +79,6 @@ from dsh_session.store import ObserverError, SessionMeta, SessionStore, SessionS
 from dsh_session.persistence import (
     ConnectionLostError,
     CopyMismatchError,
-    CopyProgress,
-    CopyReport,
     PostgresBackend,
     ServerError,
     StoreAuthError,
@@ -171,8 +169,6 @@ __all__ += [
 __all__ += [
     "ConnectionLostError",
     "CopyMismatchError",
-    "CopyProgress",
-    "CopyReport",
     "PostgresBackend",
     "ServerError",
     "StoreAuthError",

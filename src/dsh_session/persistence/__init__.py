@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 # -- postgres block: the PostgreSQL backend, copying between backends --
-from dsh_session.persistence.convert import CopyProgress, CopyReport, copy_sessions
+from dsh_session.persistence.convert import copy_sessions
 from dsh_session.persistence.errors import (
     ConnectionLostError,
     CopyMismatchError,
@@ -72,8 +72,6 @@ __all__ += [
     "POSTGRES_SCHEMA_VERSION",
     "ConnectionLostError",
     "CopyMismatchError",
-    "CopyProgress",
-    "CopyReport",
     "PostgresBackend",
     "ServerError",
     "StoreAuthError",

@@ -9,13 +9,13 @@ every backend publishes atomically: a session is in the destination whole or
 not at all. With ``verify`` each copied session is then loaded back from the
 destination and compared with what the source loaded: the header, every
 event's fields and JSON text, and the derived messages; a difference raises
-``STORE_COPY_MISMATCH``.
+``COPY_MISMATCH``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from dsh_session.errors import Code
 from dsh_session.event import Event
@@ -24,23 +24,7 @@ from dsh_session.persistence.errors import CopyMismatchError, SessionExistsError
 from dsh_session.persistence.protocol import SessionBackend, StoredSession
 from dsh_session.session import Session
 
-__all__ = ["CopyProgress", "CopyReport", "copy_sessions"]
-
-
-class CopyProgress(NamedTuple):
-    """Reported after each session is copied (and verified): ``done`` of ``total`` sessions."""
-
-    session_id: str
-    events: int
-    done: int
-    total: int
-
-
-class CopyReport(NamedTuple):
-    """What :func:`copy_sessions` copied: the session ids in order and their events in all."""
-
-    sessions: tuple[str, ...]
-    events: int
+__all__ = ["CopyMismatchError", "copy_sessions"]
 
 
 def copy_sessions(
@@ -49,16 +33,20 @@ def copy_sessions(
     ids: Iterable[str] | None = None,
     *,
     verify: bool = True,
-    progress: Callable[[CopyProgress], None] | None = None,
-) -> CopyReport:
-    """Copy the sessions ``ids`` (default: every session ``src.list()`` shows) from ``src`` to ``dst``.
+    progress: Callable[[str, int, int], None] | None = None,
+) -> list[str]:
+    """Copy the sessions ``ids`` (default: every session ``src.list()`` shows, by id) from
+    ``src`` to ``dst``; return the ids copied, in order (an id given twice is copied once).
 
     Nothing is copied when ``dst`` already holds any of them
     (``SESSION_ALREADY_EXISTS``, naming them). An unknown id raises
     ``SESSION_NOT_FOUND`` when its turn comes; the sessions before it stay
     copied. With ``verify`` (the default) every copied session must load back
-    equal from ``dst`` (``STORE_COPY_MISMATCH`` otherwise; the copy stays in
-    ``dst`` for inspection). ``progress`` is called after each session.
+    equal from ``dst`` (``COPY_MISMATCH`` otherwise; the copy stays in ``dst``
+    for inspection). ``progress(session_id, done, total)`` is called after each
+    session. A stored session without events (possible in a database whose rows
+    were deleted by hand) is registered in ``dst`` and, like any session without
+    events, leaves no trace there.
     """
     wanted = [header.id for header in src.list()] if ids is None else list(dict.fromkeys(ids))
     present = sorted({header.id for header in dst.list()}.intersection(wanted))
@@ -71,31 +59,30 @@ def copy_sessions(
             f"the destination {describe(dst)} already holds {len(present)} of the sessions to copy "
             f"({shown}); nothing was copied -- leave them out (ids=...) or copy into an empty store",
         )
-    total_events = 0
     for done, session_id in enumerate(wanted, start=1):
         stored = src.load(session_id)
         dst.create(stored.header)
-        dst.append(session_id, stored.events)
-        if verify:
-            check_copy(stored, dst.load(session_id), src=src, dst=dst)
-        total_events += len(stored.events)
+        if stored.events:
+            dst.append(session_id, stored.events)
+            if verify:
+                check_copy(stored, dst.load(session_id), src=src, dst=dst)
         if progress is not None:
-            progress(CopyProgress(session_id, len(stored.events), done, len(wanted)))
-    return CopyReport(tuple(wanted), total_events)
+            progress(session_id, done, len(wanted))
+    return wanted
 
 
 def check_copy(
     original: StoredSession, copy: StoredSession, *, src: SessionBackend, dst: SessionBackend
 ) -> None:
-    """Raise ``STORE_COPY_MISMATCH`` unless ``copy`` loads exactly as ``original`` did."""
+    """Raise ``COPY_MISMATCH`` unless ``copy`` loads exactly as ``original`` did."""
     session_id = original.header.id
 
     def mismatch(what: str, seq: int | None = None) -> CopyMismatchError:
         return CopyMismatchError(
+            session_id,
             f"session {session_id!r} copied from {describe(src)} to {describe(dst)} does not load back "
             f"equal: {what}; the copy is left in the destination for inspection -- remove it there and "
             "report the difference",
-            session_id=session_id,
             seq=seq,
         )
 
@@ -105,10 +92,7 @@ def check_copy(
         if fingerprint(before) != fingerprint(after):
             raise mismatch(f"the event at seq {before.seq} differs", before.seq)
     if len(copy.events) != len(original.events):
-        raise mismatch(
-            f"{len(original.events)} event(s) became {len(copy.events)}",
-            min(len(copy.events), len(original.events)),
-        )
+        raise mismatch(f"{len(original.events)} event(s) became {len(copy.events)}")
     before_messages = _messages(original)
     after_messages = _messages(copy)
     if before_messages != after_messages:

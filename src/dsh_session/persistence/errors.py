@@ -160,9 +160,9 @@ class ConnectionLostError(ServerError):
 
 
 class CopyMismatchError(PersistenceError):
-    """``STORE_COPY_MISMATCH``: a session copied between backends does not load back equal
-    from the destination; ``session_id`` names it, ``seq`` the first event that differs."""
+    """``COPY_MISMATCH``: a session copied between backends does not load back equal from the
+    destination; ``session_id`` names it, ``seq`` the first event that differs (if one does)."""
 
-    def __init__(self, message: str, *, session_id: str, seq: int | None = None) -> None:
-        super().__init__(Code.STORE_COPY_MISMATCH, message, seq=seq)
+    def __init__(self, session_id: str, message: str, *, seq: int | None = None) -> None:
+        super().__init__(Code.COPY_MISMATCH, message, seq=seq)
         self.session_id = session_id
