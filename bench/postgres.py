@@ -39,8 +39,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.persistence import w1  # noqa: E402
-from dsh_session import Event, PostgresBackend, SessionBackend, SessionHeader, SqliteBackend  # noqa: E402
+from bench.persistence import w1
+from dsh_session import Event, PostgresBackend, SessionBackend, SessionHeader, SqliteBackend
 
 CREATED = 1767225600000
 
@@ -186,7 +186,9 @@ def parallel_writers(stores: Stores, writers: int, events: list[Event]) -> dict[
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--dsn", help="an existing server (a fresh schema is used, then dropped)")
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--sessions", type=int, default=10000)
@@ -213,7 +215,9 @@ def main() -> None:
         for size in (int(s) for s in args.sizes.split(",")):
             events = w1(max(size // 13, 1))
             for kind in kinds:
-                with_store(kind, dsn, lambda stores, events=events: record(append_and_load(stores, events, 13)))
+                with_store(
+                    kind, dsn, lambda stores, events=events: record(append_and_load(stores, events, 13))
+                )
         turn = w1(1)
         for kind in kinds:
             with_store(kind, dsn, lambda stores: record(many_sessions(stores, args.sessions, turn)))
