@@ -169,8 +169,8 @@ class Distorting(MemoryBackend):
         super().__init__()
         self.damage = damage
 
-    def load(self, session_id: str) -> StoredSession:
-        stored = super().load(session_id)
+    def load(self, session_id: str, **options: Any) -> StoredSession:
+        stored = super().load(session_id, **options)
         events = list(stored.events)
         if self.damage == "header":
             return StoredSession(replace(stored.header, cwd="/elsewhere"), stored.events)

@@ -33,6 +33,19 @@ from dsh_session.persistence.protocol import SessionBackend, StoredSession
 from dsh_session.persistence.sqlite import SqliteBackend
 from dsh_session.persistence.sqlite_schema import SCHEMA_VERSION
 
+# isort: split
+# -- postgres block: the PostgreSQL backend, copying between backends --
+from dsh_session.persistence.convert import copy_sessions
+from dsh_session.persistence.errors import (
+    ConnectionLostError,
+    CopyMismatchError,
+    ServerError,
+    StoreAuthError,
+    StoreUnreachableError,
+)
+from dsh_session.persistence.postgres import PostgresBackend
+from dsh_session.persistence.postgres_schema import POSTGRES_SCHEMA_VERSION
+
 __all__ = [
     "SCHEMA_VERSION",
     "CorruptStoreError",
@@ -56,18 +69,7 @@ __all__ = [
     "encode_segment",
 ]
 
-# -- postgres block: the PostgreSQL backend, copying between backends --
-from dsh_session.persistence.convert import copy_sessions
-from dsh_session.persistence.errors import (
-    ConnectionLostError,
-    CopyMismatchError,
-    ServerError,
-    StoreAuthError,
-    StoreUnreachableError,
-)
-from dsh_session.persistence.postgres import PostgresBackend
-from dsh_session.persistence.postgres_schema import POSTGRES_SCHEMA_VERSION
-
+# -- postgres block --
 __all__ += [
     "POSTGRES_SCHEMA_VERSION",
     "ConnectionLostError",
