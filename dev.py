@@ -5,13 +5,17 @@
     python3 dev.py check    set up .venv with the dev tools and run every check
 
 Setup is idempotent: the virtual environment lives in ``.venv`` and is
-(re)installed when ``pyproject.toml`` changed since the last install.
+(re)installed when ``pyproject.toml`` changed since the last install. ``check``
+also makes sure PostgreSQL's server programs are installed (the tests start a
+throwaway server of their own): when ``initdb``/``pg_ctl`` are not found, it
+installs Debian's ``postgresql`` package with apt-get (as root, or via sudo).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -48,8 +52,37 @@ def demo(args: list[str]) -> None:
     run(BIN / "dsh-session", "demo", *args)
 
 
+#: Tells Debian's postgresql-common not to create (and start) a default cluster on install.
+CREATECLUSTER_CONF = Path("/etc/postgresql-common/createcluster.d/dsh-session.conf")
+
+
+def ensure_postgres() -> None:
+    """Install PostgreSQL's server programs when they are missing (the tests need them)."""
+    from tests.pg_server import find_bindir
+
+    if find_bindir() is not None:
+        return
+    print("PostgreSQL's initdb/pg_ctl not found: installing Debian's postgresql package", flush=True)
+    if shutil.which("apt-get") is None:
+        sys.exit("no apt-get here: install PostgreSQL (initdb, pg_ctl, postgres) and run the check again")
+    if os.geteuid() == 0:
+        sudo: list[str] = []
+    elif shutil.which("sudo"):
+        sudo = ["sudo", "-n"]
+    else:
+        sys.exit("PostgreSQL is missing and installing it needs root: `apt-get install postgresql` as root")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    conf = CREATECLUSTER_CONF
+    run(*sudo, "sh", "-c", f"mkdir -p '{conf.parent}' && echo 'create_main_cluster = false' > '{conf}'")
+    run(*sudo, "apt-get", "update", "-q", env=env)
+    run(*sudo, "apt-get", "install", "-y", "-q", "--no-install-recommends", "postgresql", env=env)
+    if find_bindir() is None:
+        sys.exit("installed postgresql, but initdb/pg_ctl are still not found")
+
+
 def check(args: list[str]) -> None:
     setup("dev")
+    ensure_postgres()
     lint = [p for p in ("spec", "src", "tests", "bench", "dev.py") if (ROOT / p).exists()]
     run(PY, "-m", "ruff", "check", *lint)
     run(PY, "-m", "mypy", "--strict", "spec", "src", "tests")

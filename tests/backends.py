@@ -9,6 +9,7 @@ a foreign writer would (``Tamper``).
 from __future__ import annotations
 
 import os
+import secrets
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -19,11 +20,14 @@ from dsh_session import (
     JsonlBackend,
     MemoryBackend,
     MemoryStore,
+    PostgresBackend,
     SessionBackend,
     SessionHeader,
     SqliteBackend,
 )
 from dsh_session.persistence._codec import parse_bytes
+from dsh_session.persistence.postgres_schema import quote_ident
+from tests import pg_server
 
 
 class Tamper:
@@ -207,8 +211,83 @@ def sqlite_env(tmp: Path) -> Env:
     return Env("sqlite", lambda: SqliteBackend(path, busy_timeout=1.0), SqliteTamper(path))
 
 
-ENVS: dict[str, Callable[[Path], Env]] = {"memory": memory_env, "jsonl": jsonl_env, "sqlite": sqlite_env}
-DURABLE = ("jsonl", "sqlite")
+# -- PostgreSQL (postgres block) -------------------------------------------------------------
+
+
+class PostgresTamper(Tamper):
+    """SQL on the test server's schema, outside the backend."""
+
+    def __init__(self, dsn: str, schema: str) -> None:
+        self.dsn = dsn
+        self.schema = schema
+        self.s = quote_ident(schema)
+
+    def execute(self, sql: str, *args: object) -> list[tuple[object, ...]]:
+        import psycopg
+
+        with psycopg.connect(self.dsn, autocommit=True) as conn, conn.cursor() as cursor:
+            cursor.execute(sql.replace("{s}", self.s), args)
+            return list(cursor.fetchall()) if cursor.description else []
+
+    def sid(self, session_id: str) -> int:
+        (sid,) = self.execute("SELECT sid FROM {s}.sessions WHERE id = %s", session_id)[0]
+        assert isinstance(sid, int)
+        return sid
+
+    def tear_tail(self, session_id: str) -> None:
+        sid = self.sid(session_id)
+        (last,) = self.execute("SELECT max(seq) FROM {s}.events WHERE sid = %s", sid)[0]
+        assert isinstance(last, int)
+        self.execute(
+            "INSERT INTO {s}.events (sid, seq, type, time, data) VALUES (%s, %s, 'assistant/chunk', 99, %s)",
+            sid,
+            last + 1,
+            "{not valid json",
+        )
+
+    def set_version(self, session_id: str, version: int) -> None:
+        self.execute("UPDATE {s}.sessions SET version = %s WHERE id = %s", version, session_id)
+
+    def strip_surface_op(self, session_id: str, seq: int) -> None:
+        self.execute(
+            "UPDATE {s}.events SET surface_op = NULL WHERE sid = %s AND seq = %s", self.sid(session_id), seq
+        )
+
+    def stored_count(self, session_id: str) -> int:
+        (count,) = self.execute("SELECT count(*) FROM {s}.events WHERE sid = %s", self.sid(session_id))[0]
+        assert isinstance(count, int)
+        return count
+
+    def snapshot(self) -> object:
+        return (
+            self.execute("SELECT * FROM {s}.sessions ORDER BY id"),
+            self.execute("SELECT * FROM {s}.events ORDER BY sid, seq"),
+            self.execute("SELECT * FROM {s}.meta"),
+        )
+
+    def keep_events(self, session_id: str, count: int) -> None:
+        """Drop every stored event from seq ``count`` on (``0``: a header-only session)."""
+        self.execute("DELETE FROM {s}.events WHERE sid = %s AND seq >= %s", self.sid(session_id), count)
+
+
+def postgres_env(tmp: Path) -> Env:
+    """A fresh schema on the test run's throwaway server (started on first use)."""
+    dsn = pg_server.shared().dsn()
+    schema = "t_" + secrets.token_hex(8)
+    return Env(
+        "postgres",
+        lambda: PostgresBackend(dsn, schema=schema, lock_timeout=1.0),
+        PostgresTamper(dsn, schema),
+    )
+
+
+ENVS: dict[str, Callable[[Path], Env]] = {
+    "memory": memory_env,
+    "jsonl": jsonl_env,
+    "sqlite": sqlite_env,
+    "postgres": postgres_env,
+}
+DURABLE = ("jsonl", "sqlite", "postgres")
 
 
 def lines_of(events: list[Event]) -> list[str]:

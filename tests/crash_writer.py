@@ -12,10 +12,12 @@ at random points): it resumes the stored session if there is one, appends
 ``flushing`` before each explicit flush, ``flushed <n>`` when a flush of the
 first ``n`` events returned, and ``durable <n>`` whenever the coordinator's
 durable count grows (an automatic flush).
+    python -m tests.crash_writer postgres <schema> <seed>     (the DSN in $DSH_TEST_PG_DSN)
 """
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 from collections.abc import Callable, Iterable
@@ -43,6 +45,10 @@ TIME_BASE = 1767225646500
 
 
 def open_backend(kind: str, path: str) -> SessionBackend:
+    if kind == "postgres":
+        from dsh_session import PostgresBackend
+
+        return PostgresBackend(os.environ["DSH_TEST_PG_DSN"], schema=path)
     return JsonlBackend(path) if kind == "jsonl" else SqliteBackend(path)
 
 

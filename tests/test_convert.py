@@ -63,12 +63,12 @@ def test_an_open_turn_arrives_closed() -> None:
     assert events[-1].data == {"turn": 1, "reason": {"kind": "interrupted"}}
 
 
-def test_an_existing_session_in_the_target_is_refused_and_earlier_copies_stay() -> None:
+def test_an_existing_session_in_the_target_is_refused_and_nothing_is_copied() -> None:
     target = filled(["b"])
     with pytest.raises(SessionExistsError) as raised:
         copy_sessions(filled(["a", "b"]), target)
     assert raised.value.code == Code.SESSION_ALREADY_EXISTS
-    assert [h.id for h in target.list()] == ["a", "b"]
+    assert [h.id for h in target.list()] == ["b"]
 
 
 def test_an_unknown_id_is_refused() -> None:

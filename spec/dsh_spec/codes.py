@@ -80,4 +80,8 @@ class Code(StrEnum):
     SESSION_ALREADY_BOUND = "SESSION_ALREADY_BOUND"
     DRAIN_FAILED = "DRAIN_FAILED"
     # -- copying between backends (cli block) ------------------------------
+    # -- database servers and copying stores (postgres block) ---------------
+    STORE_UNREACHABLE = "STORE_UNREACHABLE"
+    STORE_AUTH_FAILED = "STORE_AUTH_FAILED"
+    STORE_CONNECTION_LOST = "STORE_CONNECTION_LOST"
     COPY_MISMATCH = "COPY_MISMATCH"

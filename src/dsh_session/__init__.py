@@ -76,17 +76,22 @@ from dsh_session.store import ObserverError, SessionMeta, SessionStore, SessionS
 
 # isort: split
 # -- coord block: the write coordinator ------------------------------------------------
+# -- postgres block: the PostgreSQL backend, copying between backends ---------------
 from dsh_session.persistence import (
     DEFAULT_FLUSH_ON,
     DEFAULT_MAX_PENDING,
+    ConnectionLostError,
+    CopyMismatchError,
     DrainError,
     PersistenceCoordinator,
+    PostgresBackend,
+    ServerError,
     SessionCollisionError,
+    StoreAuthError,
+    StoreUnreachableError,
     UnboundSessionError,
+    copy_sessions,
 )
-
-# -- cli block: copying between backends --------------------------------------------
-from dsh_session.persistence.convert import CopyMismatchError, copy_sessions
 
 __all__ = [
     "APPEND",
@@ -176,5 +181,13 @@ __all__ += [
     "SessionCollisionError",
     "UnboundSessionError",
 ]
-# -- cli block --
-__all__ += ["CopyMismatchError", "copy_sessions"]
+# -- postgres block --
+__all__ += [
+    "ConnectionLostError",
+    "CopyMismatchError",
+    "PostgresBackend",
+    "ServerError",
+    "StoreAuthError",
+    "StoreUnreachableError",
+    "copy_sessions",
+]

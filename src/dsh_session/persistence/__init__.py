@@ -7,6 +7,8 @@
 - :class:`SqliteBackend` -- one SQLite database, the reference's v4 schema;
 - :class:`PersistenceCoordinator` -- keeps the sessions of a ``SessionStore`` in a
   backend (write-behind, ``flush`` as the durability point, adoption, resume).
+- :class:`PostgresBackend` -- one PostgreSQL schema, for many hosts (needs psycopg 3);
+- :func:`copy_sessions` -- copy sessions between any two backends, verified.
 
 Files and rows are byte-for-byte what the TypeScript reference writes, so each
 side loads the other's. Errors are typed (:mod:`dsh_session.persistence.errors`)
@@ -34,11 +36,21 @@ from dsh_session.persistence.sqlite import SqliteBackend
 from dsh_session.persistence.sqlite_schema import SCHEMA_VERSION
 
 # isort: split
-# -- coord block: the write coordinator ------------------------------------------------
-# -- cli block: copying between backends --
-from dsh_session.persistence.convert import CopyMismatchError, copy_sessions
+# -- the write coordinator, copying, PostgreSQL ------------------------------------------
+from dsh_session.persistence.convert import copy_sessions
 from dsh_session.persistence.coordinator import DEFAULT_FLUSH_ON, DEFAULT_MAX_PENDING, PersistenceCoordinator
-from dsh_session.persistence.errors import DrainError, SessionCollisionError, UnboundSessionError
+from dsh_session.persistence.errors import (
+    ConnectionLostError,
+    CopyMismatchError,
+    DrainError,
+    ServerError,
+    SessionCollisionError,
+    StoreAuthError,
+    StoreUnreachableError,
+    UnboundSessionError,
+)
+from dsh_session.persistence.postgres import PostgresBackend
+from dsh_session.persistence.postgres_schema import POSTGRES_SCHEMA_VERSION
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -72,5 +84,14 @@ __all__ += [
     "SessionCollisionError",
     "UnboundSessionError",
 ]
-# -- cli block --
-__all__ += ["CopyMismatchError", "copy_sessions"]
+# -- postgres block --
+__all__ += [
+    "POSTGRES_SCHEMA_VERSION",
+    "ConnectionLostError",
+    "CopyMismatchError",
+    "PostgresBackend",
+    "ServerError",
+    "StoreAuthError",
+    "StoreUnreachableError",
+    "copy_sessions",
+]

@@ -1,41 +1,30 @@
-"""Copying sessions from one backend to another, checked.
+"""Copying sessions from one backend to another, verified: the library side of
+``dsh-session convert``.
 
-:func:`copy_sessions` loads each session from the source (as ``load`` returns
-it: torn tail cut, an open turn closed), registers it in the destination with
-the same header and stores its events there in one batch -- so each session is
-copied whole or not at all. With ``verify`` (the default) every copy is loaded
-back from the destination and must equal the source: the same header, the same
-events (values; key order is each backend's own) and the same derived message
-history. Otherwise :class:`CopyMismatchError` (``COPY_MISMATCH``) names the
-session and the first difference.
-
-Any backend works on either side (``SessionBackend``): JSONL to SQLite, SQLite
-to JSONL, memory to either, and any later backend.
+:func:`copy_sessions` works between any two :class:`SessionBackend` instances
+(memory, JSONL, SQLite, PostgreSQL, either way). Each session is loaded from
+the source -- so a source log that needs a crash repair is repaired there
+first, as any load does -- and written to the destination as one batch, which
+every backend publishes atomically: a session is in the destination whole or
+not at all. With ``verify`` each copied session is then loaded back from the
+destination and compared with what the source loaded: the header, every
+event's fields and JSON text, and the derived messages; a difference raises
+``COPY_MISMATCH``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from dsh_session.errors import Code
-from dsh_session.event import Event, SessionHeader
-from dsh_session.persistence.errors import PersistenceError
-from dsh_session.persistence.protocol import SessionBackend
+from dsh_session.event import Event
+from dsh_session.js_json import dumps
+from dsh_session.persistence.errors import CopyMismatchError, SessionExistsError
+from dsh_session.persistence.protocol import SessionBackend, StoredSession
 from dsh_session.session import Session
 
 __all__ = ["CopyMismatchError", "copy_sessions"]
-
-
-class CopyMismatchError(PersistenceError):
-    """``COPY_MISMATCH``: a copied session does not load back equal to its source.
-
-    ``session_id`` names the session; the copy stays in the destination so that
-    it can be examined (remove it by hand before copying again).
-    """
-
-    def __init__(self, session_id: str, message: str, *, seq: int | None = None) -> None:
-        super().__init__(Code.COPY_MISMATCH, message, seq=seq)
-        self.session_id = session_id
 
 
 def copy_sessions(
@@ -46,54 +35,85 @@ def copy_sessions(
     verify: bool = True,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> list[str]:
-    """Copy sessions ``ids`` (default: every session ``src`` lists) from ``src`` to ``dst``.
+    """Copy the sessions ``ids`` (default: every session ``src.list()`` shows, by id) from
+    ``src`` to ``dst``; return the ids copied, in order (an id given twice is copied once).
 
-    Returns the ids copied, in order. ``progress(id, done, total)`` is called
-    after each session is stored (and verified). Errors of either backend
-    propagate unchanged (for example ``SESSION_ALREADY_EXISTS`` when ``dst``
-    already holds the id, ``SESSION_NOT_FOUND`` for an id ``src`` lacks);
-    sessions copied before the error stay copied.
+    Nothing is copied when ``dst`` already holds any of them
+    (``SESSION_ALREADY_EXISTS``, naming them). An unknown id raises
+    ``SESSION_NOT_FOUND`` when its turn comes; the sessions before it stay
+    copied. With ``verify`` (the default) every copied session must load back
+    equal from ``dst`` (``COPY_MISMATCH`` otherwise; the copy stays in ``dst``
+    for inspection). ``progress(session_id, done, total)`` is called after each
+    session. A stored session without events (possible in a database whose rows
+    were deleted by hand) is registered in ``dst`` and, like any session without
+    events, leaves no trace there.
     """
-    wanted = [header.id for header in src.list()] if ids is None else list(ids)
-    total = len(wanted)
-    done: list[str] = []
-    for session_id in wanted:
-        header, events = src.load(session_id)
-        dst.create(header)
-        if events:
-            dst.append(session_id, events)
-        if verify and events:
-            _verify(dst, session_id, header, events)
-        done.append(session_id)
+    wanted = [header.id for header in src.list()] if ids is None else list(dict.fromkeys(ids))
+    present = sorted({header.id for header in dst.list()}.intersection(wanted))
+    if present:
+        shown = ", ".join(map(repr, present[:5])) + (
+            f" and {len(present) - 5} more" if len(present) > 5 else ""
+        )
+        raise SessionExistsError(
+            Code.SESSION_ALREADY_EXISTS,
+            f"the destination {describe(dst)} already holds {len(present)} of the sessions to copy "
+            f"({shown}); nothing was copied -- leave them out (ids=...) or copy into an empty store",
+        )
+    for done, session_id in enumerate(wanted, start=1):
+        stored = src.load(session_id)
+        dst.create(stored.header)
+        if stored.events:
+            dst.append(session_id, stored.events)
+            if verify:
+                check_copy(stored, dst.load(session_id), src=src, dst=dst)
         if progress is not None:
-            progress(session_id, len(done), total)
-    return done
+            progress(session_id, done, len(wanted))
+    return wanted
 
 
-def _verify(dst: SessionBackend, session_id: str, header: SessionHeader, events: Sequence[Event]) -> None:
-    """Load the copy back from ``dst`` and compare it with what was copied."""
-    copy_header, copy_events = dst.load(session_id)
-    if copy_header != header:
-        raise CopyMismatchError(
+def check_copy(
+    original: StoredSession, copy: StoredSession, *, src: SessionBackend, dst: SessionBackend
+) -> None:
+    """Raise ``COPY_MISMATCH`` unless ``copy`` loads exactly as ``original`` did."""
+    session_id = original.header.id
+
+    def mismatch(what: str, seq: int | None = None) -> CopyMismatchError:
+        return CopyMismatchError(
             session_id,
-            f"session {session_id!r}: the copy's header {copy_header.to_json()} differs from the "
-            f"source's {header.to_json()}",
+            f"session {session_id!r} copied from {describe(src)} to {describe(dst)} does not load back "
+            f"equal: {what}; the copy is left in the destination for inspection -- remove it there and "
+            "report the difference",
+            seq=seq,
         )
-    if len(copy_events) != len(events):
-        raise CopyMismatchError(
-            session_id,
-            f"session {session_id!r}: the copy holds {len(copy_events)} event(s), the source {len(events)}",
+
+    if copy.header != original.header:
+        raise mismatch(f"the header differs ({original.header!r} became {copy.header!r})")
+    for before, after in zip(original.events, copy.events, strict=False):
+        if fingerprint(before) != fingerprint(after):
+            raise mismatch(f"the event at seq {before.seq} differs", before.seq)
+    if len(copy.events) != len(original.events):
+        raise mismatch(f"{len(original.events)} event(s) became {len(copy.events)}")
+    before_messages = _messages(original)
+    after_messages = _messages(copy)
+    if before_messages != after_messages:
+        first = next(
+            (i for i, (a, b) in enumerate(zip(before_messages, after_messages, strict=False)) if a != b),
+            min(len(before_messages), len(after_messages)),
         )
-    for mine, theirs in zip(events, copy_events, strict=True):
-        if mine != theirs:
-            raise CopyMismatchError(
-                session_id,
-                f"session {session_id!r}: event seq {mine.seq} of the copy differs from the source's",
-                seq=mine.seq,
-            )
-    ours = Session(session_id, seed=events, header=header).derive_messages().to_json()
-    copied = Session(session_id, seed=copy_events, header=copy_header).derive_messages().to_json()
-    if ours != copied:
-        raise CopyMismatchError(
-            session_id, f"session {session_id!r}: the copy derives another message history than the source"
-        )
+        raise mismatch(f"the derived messages differ from message {first} on")
+
+
+def fingerprint(event: Event) -> tuple[Any, ...]:
+    """What a copy must keep of an event: its fields, ``data`` as JSON text (so ``true`` is not ``1``)."""
+    return (event.type, event.seq, event.time, dumps(event.data), event.source_event_seqs, event.surface_op)
+
+
+def _messages(stored: StoredSession) -> Sequence[str]:
+    session = Session(stored.header.id, seed=stored.events, header=stored.header)
+    return [dumps(message) for message in session.derive_messages()]
+
+
+def describe(backend: SessionBackend) -> str:
+    """A backend's kind and where its store is, for messages."""
+    where = getattr(backend, "path", None) or getattr(backend, "root", None)
+    return f"{type(backend).__name__}({where})" if where else type(backend).__name__

@@ -27,6 +27,15 @@ __all__ = [
     "UnrepresentableError",
 ]
 
+# -- postgres block: database servers, copying stores --
+__all__ += [
+    "ConnectionLostError",
+    "CopyMismatchError",
+    "ServerError",
+    "StoreAuthError",
+    "StoreUnreachableError",
+]
+
 
 class PersistenceError(DshSessionError):
     """Base of the errors a persistence backend raises on purpose; nothing was written."""
@@ -129,3 +138,67 @@ class DrainError(PersistenceError):
         detail = "; ".join(f"{session_id!r}: {error}" for session_id, error in failures)
         super().__init__(Code.DRAIN_FAILED, f"{len(failures)} session(s) could not be written: {detail}")
         self.failures = failures
+# -- postgres block: database servers, copying stores -------------------------------------
+
+
+class ServerError(PersistenceError):
+    """Base of the errors about reaching a database server.
+
+    ``server`` names it (``postgresql://user@host:port/dbname``, schema) -- never
+    the password -- and is also ``path``; ``session_id`` is the session the
+    operation was for, if any; ``sqlstate`` the server's SQLSTATE where it sent one.
+    """
+
+    def __init__(
+        self,
+        code: Code,
+        message: str,
+        *,
+        server: str,
+        session_id: str | None = None,
+        sqlstate: str | None = None,
+    ) -> None:
+        super().__init__(code, message, path=server)
+        self.server = server
+        self.session_id = session_id
+        self.sqlstate = sqlstate
+
+
+class StoreUnreachableError(ServerError):
+    """``STORE_UNREACHABLE``: no connection to the server could be made (refused, timed out,
+    unknown host, no such database); nothing was read or written."""
+
+
+class StoreAuthError(ServerError):
+    """``STORE_AUTH_FAILED``: the server refused the credentials (wrong password, unknown
+    role, no ``pg_hba.conf`` entry)."""
+
+
+class ConnectionLostError(ServerError):
+    """``STORE_CONNECTION_LOST``: the connection dropped during an operation. ``committed``
+    says what became of the batch an ``append`` was storing: False -- nothing was written,
+    retry; None -- unknown (the drop came with the commit and the server could not be asked
+    again): load the session to see."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        server: str,
+        session_id: str | None = None,
+        sqlstate: str | None = None,
+        committed: bool | None = False,
+    ) -> None:
+        super().__init__(
+            Code.STORE_CONNECTION_LOST, message, server=server, session_id=session_id, sqlstate=sqlstate
+        )
+        self.committed = committed
+
+
+class CopyMismatchError(PersistenceError):
+    """``COPY_MISMATCH``: a session copied between backends does not load back equal from the
+    destination; ``session_id`` names it, ``seq`` the first event that differs (if one does)."""
+
+    def __init__(self, session_id: str, message: str, *, seq: int | None = None) -> None:
+        super().__init__(Code.COPY_MISMATCH, message, seq=seq)
+        self.session_id = session_id
