@@ -10,7 +10,9 @@ The convention every document follows (``tests/test_docs.py`` applies it to
     for it -- what it prints, then the ``repr`` of its value when it is an
     expression whose value is not ``None``. Comment lines ``# => MORE`` right
     below it continue the expected output line by line. ``...`` in the
-    expected text stands for any text. A statement ending in
+    expected text stands for any text. (As in the interpreter, only a
+    top-level expression shows its value; one inside a loop, a ``try`` or a
+    function shows only what it prints.) A statement ending in
     ``# raises CODE`` must raise an error whose ``.code`` is ``CODE``; the
     block then goes on. Every other statement must print nothing, so no
     output goes unchecked.
@@ -60,7 +62,7 @@ from tests.cli_support import run as run_cli
 
 RUN_LANGUAGES = ("python", "console", "sh")
 OUTPUT = "# =>"
-RAISES = re.compile(r"#\s*raises\s+([A-Z][A-Z0-9_]*)\s*$")
+RAISES = re.compile(r"#\s*raises\s+([A-Za-z_]\w*)\s*$")
 EXIT_STATUS = re.compile(r"\s*#\s*exit status (\d+)\s*$")
 NO_RUN = re.compile(r"^<!--\s*no-run(?::\s*(.*?))?\s*-->$")
 SHAPE = re.compile(r"^<!--\s*shape:\s*(.+?)\s*-->$")
@@ -192,15 +194,16 @@ class _Instrument(ast.NodeTransformer):
         self.claimed: set[int] = set()
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
+        top = isinstance(node, ast.Module)
         for name in ("body", "orelse", "finalbody"):
             statements = getattr(node, name, None)
             if isinstance(statements, list) and statements and isinstance(statements[0], ast.stmt):
-                setattr(node, name, [self._wrap(s) for s in statements])
+                setattr(node, name, [self._wrap(s, top) for s in statements])
         for handler in getattr(node, "handlers", ()):
             self.generic_visit(handler)
         return node
 
-    def _wrap(self, statement: ast.stmt) -> ast.stmt:
+    def _wrap(self, statement: ast.stmt, top: bool) -> ast.stmt:
         self.generic_visit(statement)
         line = statement.end_lineno
         if line is None or line not in self.wanted or line in self.claimed or _has_body(statement):
@@ -208,7 +211,7 @@ class _Instrument(ast.NodeTransformer):
         self.claimed.add(line)
         helper = "__doc_output__" if self.wanted[line].output is not None else "__doc_raises__"
         body = statement
-        if helper == "__doc_output__" and isinstance(statement, ast.Expr):
+        if helper == "__doc_output__" and top and isinstance(statement, ast.Expr):
             call = ast.Call(ast.Name("__doc_show__", ast.Load()), [statement.value], [])
             body = ast.Expr(call)
         item = ast.withitem(ast.Call(ast.Name(helper, ast.Load()), [ast.Constant(line)], []))
