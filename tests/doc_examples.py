@@ -32,7 +32,7 @@ The convention every document follows (``tests/test_docs.py`` applies it to
     The command runs and its JSON output must have the block's shape: the
     same keys (an object with a ``"..."`` key may leave keys out), lists whose
     last item ``"..."`` stands for the rest, strings with ``...`` as above,
-    every other value equal.
+    every other value equal; the string ``"..."`` alone stands for any value.
 
 ``<!-- no-run: REASON -->`` on the line before a fence
     The block is not run. Only blocks that cannot run in a test carry it
@@ -231,9 +231,8 @@ def run_python(block: Block, namespace: dict[str, Any]) -> None:
     tree = instrument.visit(tree)
     stray = sorted(set(wanted) - instrument.claimed)
     if stray:
-        raise DocExampleError(
-            f"{block.where}: annotation(s) on line(s) {[block.line + s - 1 for s in stray]} close no statement"
-        )
+        lines = [block.line + line - 1 for line in stray]
+        raise DocExampleError(f"{block.where}: annotation(s) on line(s) {lines} close no statement")
     ast.increment_lineno(tree, block.line - 1)
     code = compile(tree, str(block.path), "exec")
 
@@ -364,7 +363,7 @@ def run_console(block: Block) -> None:
 
 def run_sh(block: Block) -> None:
     for args in sh_commands(block):
-        status, stdout, stderr = run_command(args)
+        status, _stdout, stderr = run_command(args)
         if status != 0:
             raise DocExampleError(f"{block.where}: dsh-session {shlex.join(args)} exited {status}\n{stderr}")
 
@@ -398,6 +397,8 @@ def shape_problem(doc: Any, real: Any, path: str = "$") -> str | None:
             if found is not None:
                 return found
         return None
+    if doc == "...":
+        return None  # any value
     if isinstance(doc, str) and isinstance(real, str):
         return None if matches(doc, real) else f"{path}: documented {doc!r}, got {real!r}"
     if type(doc) is not type(real) or doc != real:
