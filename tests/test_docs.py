@@ -222,6 +222,24 @@ def test_every_relative_link_resolves(document: Path) -> None:
     assert not broken, broken
 
 
+QUOTED = re.compile(r"`+docs/([\w-]+\.md)`+\)?,? \"([^\"]+)\"")
+
+
+def test_sections_named_in_quotes_exist() -> None:
+    """``docs/x.md``, "Heading" -- in the docs, docstrings and comments -- names a real heading."""
+    sources = [*DOCUMENTS, *(ROOT / "src").rglob("*.py"), *(ROOT / "spec").rglob("*.py")]
+    broken = []
+    for source in sources:
+        for name, heading in QUOTED.findall(source.read_text("utf-8")):
+            target = ROOT / "docs" / name
+            if target in PENDING and not target.exists():
+                continue
+            if not target.exists() or slug(heading) not in anchors(target):
+                broken.append(f"{source.relative_to(ROOT)}: {name}, {heading!r}")
+    assert not broken, broken
+    assert QUOTED.findall('see (``docs/errors.md``, "Log invariants")') == [("errors.md", "Log invariants")]
+
+
 def test_the_readme_links_every_document() -> None:
     linked = {(ROOT / t.partition("#")[0]).resolve() for t in LINK.findall(_prose(ROOT / "README.md"))}
     names = ("guide", "spec", "errors", "deviations", "conformance", "persistence", "performance", "cli")
