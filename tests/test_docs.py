@@ -58,7 +58,7 @@ def test_blocks_that_do_not_run_are_few_and_say_why() -> None:
     skipped = [b for doc in DOCUMENTS for b in D.blocks(doc) if b.no_run is not None]
     for block in skipped:
         assert block.no_run, block.where
-    assert len(skipped) <= 8, [b.where for b in skipped]
+    assert len(skipped) <= 10, [b.where for b in skipped]
 
 
 # -- the harness can fail ------------------------------------------------------------------------
