@@ -5,9 +5,10 @@ it: torn tail cut, an open turn closed), registers it in the destination with
 the same header and stores its events there in one batch -- so each session is
 copied whole or not at all. With ``verify`` (the default) every copy is loaded
 back from the destination and must equal the source: the same header, the same
-events (values; key order is each backend's own) and the same derived message
-history. Otherwise :class:`CopyMismatchError` (``COPY_MISMATCH``) names the
-session and the first difference.
+events (JSON values: key order is each backend's own, ``1`` is ``1.0``, but
+``true`` is never ``1``) and the same derived message history. Otherwise
+:class:`CopyMismatchError` (``COPY_MISMATCH``) names the session and the first
+difference.
 
 Any backend works on either side (``SessionBackend``): JSONL to SQLite, SQLite
 to JSONL, memory to either, and any later backend.
@@ -19,6 +20,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 from dsh_session.errors import Code
 from dsh_session.event import Event, SessionHeader
+from dsh_session.persistence._adoption import _same as same_json
+from dsh_session.persistence._adoption import same_event
 from dsh_session.persistence.errors import PersistenceError
 from dsh_session.persistence.protocol import SessionBackend
 from dsh_session.session import Session
@@ -85,7 +88,7 @@ def _verify(dst: SessionBackend, session_id: str, header: SessionHeader, events:
             f"session {session_id!r}: the copy holds {len(copy_events)} event(s), the source {len(events)}",
         )
     for mine, theirs in zip(events, copy_events, strict=True):
-        if mine != theirs:
+        if not same_event(mine, theirs):  # JSON values: a boolean is never a number, unlike ==
             raise CopyMismatchError(
                 session_id,
                 f"session {session_id!r}: event seq {mine.seq} of the copy differs from the source's",
@@ -93,7 +96,7 @@ def _verify(dst: SessionBackend, session_id: str, header: SessionHeader, events:
             )
     ours = Session(session_id, seed=events, header=header).derive_messages().to_json()
     copied = Session(session_id, seed=copy_events, header=copy_header).derive_messages().to_json()
-    if ours != copied:
+    if not same_json(ours, copied):
         raise CopyMismatchError(
             session_id, f"session {session_id!r}: the copy derives another message history than the source"
         )
