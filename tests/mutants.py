@@ -108,7 +108,7 @@ def _skip_coverage_check(patch: pytest.MonkeyPatch) -> None:
         span = surface._span(replace.start, replace.end)
         assert isinstance(span, list)
         given = [] if refs is _admission.MISSING else list(refs)
-        covering = [*given, *(node.seq for node in span if node.seq not in given)]
+        covering = [*given, *(seq for seq in span if seq not in given)]
         event, shadowed = original(surface, seq, kind, time, data, op, covering, **options)
         assert event.source_event_seqs is not None
         kept = None if refs is _admission.MISSING else event.source_event_seqs[: len(given)]

@@ -14,7 +14,7 @@ from typing import Any
 from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import APPEND, SURFACE_TYPES, Event, Replace, SurfaceOp
 from dsh_session.json_value import NotJsonError, canonical_number, freeze
-from dsh_session.surface import SurfaceManager, _Node
+from dsh_session.surface import SurfaceManager
 
 _EVENT_KEYS = frozenset({"type", "seq", "time", "data", "sourceEventSeqs", "surfaceOp"})
 _REQUIRED = ("type", "seq", "time", "data")
@@ -82,8 +82,8 @@ def admit(
     provenance: object,
     *,
     known: Container[int] | None = None,
-) -> tuple[Event, list[_Node] | None]:
-    """The event to store at ``seq``, and for a replace the nodes it shadows.
+) -> tuple[Event, list[int] | None]:
+    """The event to store at ``seq``, and for a replace the seqs it shadows (head to tail).
 
     ``surface_op`` and ``provenance`` are :data:`MISSING` when absent.
     ``surface`` must be synced with the log. ``known`` holds the seqs a
@@ -178,7 +178,7 @@ def admit(
         )
     assert isinstance(span, list)
     named = set(refs or ())
-    missing = [node.seq for node in span if node.seq not in named]
+    missing = [shadowed for shadowed in span if shadowed not in named]
     if missing:
         raise _reject(
             Code.REPLACE_PROVENANCE_INCOMPLETE,

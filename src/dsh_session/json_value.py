@@ -93,6 +93,8 @@ _new_dict = dict.__new__
 _new_list = list.__new__
 _fill_dict = dict.update
 _fill_list = list.extend
+_set_item = dict.__setitem__
+_set_index = list.__setitem__
 
 
 def _plain_key(key: object) -> None:
@@ -104,7 +106,11 @@ def _plain_key(key: object) -> None:
 
 
 def _fast_dict(obj: dict[Any, Any]) -> FrozenDict:
-    out: dict[str, Any] = {}
+    # Copy first (one C-level update), then check every item and overwrite the
+    # few that change (nested containers, non-ASCII strings): cheaper than
+    # building a second dict item by item. Overwriting a key keeps its place.
+    frozen = _new_dict(FrozenDict)
+    _fill_dict(frozen, obj)
     plain = True
     for key, item in obj.items():
         if type(key) is not str or key not in _PLAIN_KEYS:
@@ -113,50 +119,53 @@ def _fast_dict(obj: dict[Any, Any]) -> FrozenDict:
         if kind is str:
             if not item.isascii():
                 item, item_plain = canonical_string(item)
+                _set_item(frozen, key, item)
                 plain = plain and item_plain
         elif kind is int:
             if not -_EXACT <= item <= _EXACT:
                 raise _Unusual
         elif kind is dict:
             item = _fast_dict(item)
+            _set_item(frozen, key, item)
             plain = plain and item.plain
         elif kind is list:
             item = _fast_list(item)
+            _set_item(frozen, key, item)
             plain = plain and item.plain
         elif not (item is None or kind is bool):
             item, item_plain = _fast_leaf(item, kind)
+            _set_item(frozen, key, item)
             plain = plain and item_plain
-        out[key] = item
-    frozen = _new_dict(FrozenDict)
-    _fill_dict(frozen, out)
     frozen.plain = plain
     return frozen
 
 
 def _fast_list(items: list[Any]) -> FrozenList:
-    out = []
+    frozen = _new_list(FrozenList)
+    _fill_list(frozen, items)
     plain = True
-    for item in items:
+    for index, item in enumerate(items):
         kind = type(item)
         if kind is str:
             if not item.isascii():
                 item, item_plain = canonical_string(item)
+                _set_index(frozen, index, item)
                 plain = plain and item_plain
         elif kind is int:
             if not -_EXACT <= item <= _EXACT:
                 raise _Unusual
         elif kind is dict:
             item = _fast_dict(item)
+            _set_index(frozen, index, item)
             plain = plain and item.plain
         elif kind is list:
             item = _fast_list(item)
+            _set_index(frozen, index, item)
             plain = plain and item.plain
         elif not (item is None or kind is bool):
             item, item_plain = _fast_leaf(item, kind)
+            _set_index(frozen, index, item)
             plain = plain and item_plain
-        out.append(item)
-    frozen = _new_list(FrozenList)
-    _fill_list(frozen, out)
     frozen.plain = plain
     return frozen
 

@@ -13,7 +13,7 @@ from dsh_session.event import Event, SessionHeader, SurfaceOp
 from dsh_session.invariants import _Trace
 from dsh_session.projection import Message, derive_event_message
 from dsh_session.request_header import EpochHeader, HeaderFold
-from dsh_session.surface import UNPROJECTED, SurfaceManager, _Node
+from dsh_session.surface import SurfaceManager
 from dsh_session.views import EventLog, MessageList
 
 
@@ -47,6 +47,7 @@ class Session:
         "_header_cursor",
         "_header_fold",
         "_id",
+        "_last_time",
         "_log",
         "_messages",
         "_surface",
@@ -65,11 +66,13 @@ class Session:
         self._id = id
         self._trace = _Trace() if invariants else None
         self._clock = clock or now_ms
+        self._last_time: object = None
         self._log: list[Event] = []
         self._surface = SurfaceManager(self._log)
         self._messages: list[Message] = []
         self._derived_generation = -1
-        self._derived_last: _Node | None = None
+        #: The seq of the last surface node whose message is in ``_messages``.
+        self._derived_last: int | None = None
         #: Set by a SessionStore while the session is entered: called after each append.
         self._append_hook: Callable[[Session, Event], None] | None = None
         self._header_fold = HeaderFold()
@@ -126,8 +129,18 @@ class Session:
         them afterwards changes nothing here.
         """
         op: object = MISSING if surface_op is None else surface_op
-        refs: object = MISSING if source_event_seqs is None else _as_list(source_event_seqs)
-        event = self._admit(type, self._clock(), data, op, refs)
+        if source_event_seqs is None:
+            refs: object = MISSING
+        elif source_event_seqs.__class__ is list:
+            refs = source_event_seqs  # admission reads it once into a tuple of its own
+        else:
+            refs = _as_list(source_event_seqs)
+        time = self._clock()
+        if time.__class__ is int and time == self._last_time:
+            time = self._last_time  # one int object for the events of a millisecond
+        else:
+            self._last_time = time
+        event = self._admit(type, time, data, op, refs)
         hook = self._append_hook
         if hook is not None:
             hook(self, event)
@@ -135,16 +148,21 @@ class Session:
 
     def _admit(self, kind: object, time: object, data: object, op: object, refs: object) -> Event:
         surface = self._surface
-        surface.sync()
-        event, _span = _admission.admit(surface, len(self._log), kind, time, data, op, refs)
+        log = self._log
+        if surface._folded != len(log):
+            surface.sync()
+        event, span = _admission.admit(surface, len(log), kind, time, data, op, refs)
         trace = self._trace
         if trace is not None:
             problem = trace.check(event)
             if problem is not None:
                 code, message = problem
                 raise InvariantViolationError(code, message, seq=event.seq, event_type=event.type)
-        self._log.append(event)
-        surface.sync()
+        log.append(event)
+        if event.surface_op is None:
+            surface._folded += 1  # nothing to fold: a log-only event
+        else:
+            surface._fold(event, span)
         if trace is not None:
             trace.advance(event)
         return event
@@ -159,28 +177,30 @@ class Session:
         """
         surface = self._surface
         surface.sync()
-        generation = surface.generation_now
+        generation = surface._generation
+        after = surface._next
         if generation != self._derived_generation:
             self._messages = []
             self._derived_generation = generation
             self._derived_last = None
-            node = surface._head
+            seq = surface._head
         else:
             last = self._derived_last
-            node = last.next if last is not None else surface._head
+            seq = surface._head if last is None else after[last]
         messages = self._messages
         keep = messages.append
+        cache = surface._messages
         log = self._log
         last = self._derived_last
         try:
-            while node is not None:
-                message = node.message
-                if message is UNPROJECTED:
-                    message = node.message = derive_event_message(log[node.seq])
+            while seq is not None:
+                message = cache.get(seq, _UNPROJECTED)
+                if message is _UNPROJECTED:
+                    message = cache[seq] = derive_event_message(log[seq])
                 if message is not None:
                     keep(message)
-                last = node
-                node = node.next
+                last = seq
+                seq = after[seq]
         finally:
             self._derived_last = last  # consistent with ``messages`` even if a projection raised
         return MessageList(messages)
@@ -205,6 +225,10 @@ class Session:
 
     def __repr__(self) -> str:
         return f"<Session {self._id!r} events={len(self._log)}>"
+
+
+#: Marks a surface node whose message has not been projected yet.
+_UNPROJECTED: Any = object()
 
 
 def _as_list(refs: Iterable[int]) -> object:

@@ -8,8 +8,15 @@ whatever the surface length. The manager folds the part of the log it has not
 seen yet (the *delta*) on every access; ``invalidate`` drops everything and
 refolds from the start on the next access.
 
-Each node caches the message its event projects to, so a replace re-projects
-nothing that it did not touch (the session's derived history reads it).
+A node is not an object: its rank and its neighbours' seqs live in three
+dicts keyed by seq (``None`` for no neighbour). Dicts that hold only ints and
+``None`` are not tracked by CPython's cyclic garbage collector, so a surface of
+any length adds nothing for the collector to walk; node objects, one per
+message, were about a twentieth of everything it walked in a long session.
+
+The manager also keeps each node's projected message (``_messages``, filled by
+the session's derived history), so a replace re-projects nothing that it did
+not touch; a shadowed node's message is dropped with it.
 """
 
 from __future__ import annotations
@@ -18,20 +25,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from dsh_session.event import APPEND, SURFACE_TYPES, Event, Replace, SurfaceNode
-
-#: Marks a node whose message has not been projected yet.
-UNPROJECTED: Any = object()
-
-
-class _Node:
-    __slots__ = ("message", "next", "prev", "rank", "seq")
-
-    def __init__(self, seq: int, rank: int, prev: _Node | None) -> None:
-        self.seq = seq
-        self.rank = rank
-        self.prev = prev
-        self.next: _Node | None = None
-        self.message: Any = UNPROJECTED
 
 
 class SurfaceManager:
@@ -43,7 +36,18 @@ class SurfaceManager:
     for the first time was appended at the tail.
     """
 
-    __slots__ = ("_by_seq", "_folded", "_generation", "_head", "_log", "_snapshot", "_tail")
+    __slots__ = (
+        "_folded",
+        "_generation",
+        "_head",
+        "_log",
+        "_messages",
+        "_next",
+        "_prev",
+        "_rank",
+        "_snapshot",
+        "_tail",
+    )
 
     def __init__(self, log: Sequence[Event]) -> None:
         self._log = log
@@ -51,9 +55,13 @@ class SurfaceManager:
         self._reset()
 
     def _reset(self) -> None:
-        self._by_seq: dict[int, _Node] = {}
-        self._head: _Node | None = None
-        self._tail: _Node | None = None
+        self._rank: dict[int, int] = {}
+        self._prev: dict[int, int | None] = {}
+        self._next: dict[int, int | None] = {}
+        #: seq -> the message its event projects to (``None``: none); written by the session.
+        self._messages: dict[int, Any] = {}
+        self._head: int | None = None
+        self._tail: int | None = None
         self._folded = 0
         self._snapshot: tuple[SurfaceNode, ...] | None = ()
 
@@ -82,8 +90,9 @@ class SurfaceManager:
     def node(self, seq: int) -> SurfaceNode | None:
         """The node for ``seq`` if it is on the surface."""
         self.sync()
-        found = self._by_seq.get(seq) if type(seq) is int else None
-        return None if found is None else _public(found)
+        if type(seq) is not int or seq not in self._rank:
+            return None
+        return SurfaceNode(seq, self._prev[seq], self._next[seq])
 
     def shadowed(self, start: int, end: int) -> tuple[int, ...] | None:
         """The seqs a replace of ``start``..``end`` would take off the surface now,
@@ -91,25 +100,27 @@ class SurfaceManager:
         ``start`` after ``end``)."""
         self.sync()
         span = self._span(start, end) if type(start) is int and type(end) is int else None
-        return tuple(node.seq for node in span) if isinstance(span, list) else None
+        return tuple(span) if isinstance(span, list) else None
 
     def seqs(self) -> list[int]:
         """The seqs on the surface, head to tail."""
         self.sync()
-        out = []
-        node = self._head
-        while node is not None:
-            out.append(node.seq)
-            node = node.next
+        out: list[int] = []
+        keep = out.append
+        after = self._next
+        seq = self._head
+        while seq is not None:
+            keep(seq)
+            seq = after[seq]
         return out
 
     def __contains__(self, seq: object) -> bool:
         self.sync()
-        return type(seq) is int and seq in self._by_seq
+        return type(seq) is int and seq in self._rank
 
     def __len__(self) -> int:
         self.sync()
-        return len(self._by_seq)
+        return len(self._rank)
 
     def __iter__(self) -> Iterator[SurfaceNode]:
         return iter(self.nodes)
@@ -126,8 +137,9 @@ class SurfaceManager:
         while self._folded < len(log):
             self._fold(log[self._folded])
 
-    def _fold(self, event: Event) -> None:
-        """Fold the next event of the log (which has passed admission)."""
+    def _fold(self, event: Event, span: list[int] | None = None) -> None:
+        """Fold the next event of the log (which has passed admission); ``span``,
+        when given, is what admission found a replace shadows."""
         self._folded += 1
         op = event.surface_op
         if op is None or event.type not in SURFACE_TYPES:
@@ -137,63 +149,73 @@ class SurfaceManager:
             self._append(event.seq)
         else:
             assert isinstance(op, Replace)
-            span = self._span(op.start, op.end)
-            assert isinstance(span, list)
+            if span is None:
+                found = self._span(op.start, op.end)
+                assert isinstance(found, list)
+                span = found
             self._replace(event.seq, span)
 
-    def _span(self, start: int, end: int) -> list[_Node] | str:
-        """The nodes a replace of ``start``..``end`` shadows, head to tail, or which
+    def _span(self, start: int, end: int) -> list[int] | str:
+        """The seqs a replace of ``start``..``end`` shadows, head to tail, or which
         check failed: ``"start"``, ``"end"`` or ``"order"``."""
-        first = self._by_seq.get(start)
+        rank = self._rank
+        first = rank.get(start)
         if first is None:
             return "start"
-        last = self._by_seq.get(end)
+        last = rank.get(end)
         if last is None:
             return "end"
-        if first.rank > last.rank:
+        if first > last:
             return "order"
-        out = [first]
-        node = first
-        while node is not last:
-            node = node.next  # type: ignore[assignment]
-            out.append(node)
+        out = [start]
+        after = self._next
+        seq: int | None = start
+        while seq != end:
+            seq = after[seq]  # type: ignore[index]  # the links from start reach end
+            out.append(seq)  # type: ignore[arg-type]
         return out
 
     def position(self, seq: int) -> int:
         """The 0-based position of an on-surface seq (O(position); for messages)."""
         index = 0
+        after = self._next
         node = self._head
-        while node is not None and node.seq != seq:
-            node = node.next
+        while node is not None and node != seq:
+            node = after[node]
             index += 1
         return index
 
     def _append(self, seq: int) -> None:
         tail = self._tail
-        node = _Node(seq, tail.rank + 1 if tail is not None else 0, tail)
         if tail is None:
-            self._head = node
+            self._rank[seq] = 0
+            self._head = seq
         else:
-            tail.next = node
-        self._tail = node
-        self._by_seq[seq] = node
+            self._rank[seq] = self._rank[tail] + 1
+            self._next[tail] = seq
+        self._prev[seq] = tail
+        self._next[seq] = None
+        self._tail = seq
 
-    def _replace(self, seq: int, span: list[_Node]) -> None:
+    def _replace(self, seq: int, span: list[int]) -> None:
         first, last = span[0], span[-1]
-        node = _Node(seq, first.rank, first.prev)
-        node.next = last.next
-        if first.prev is None:
-            self._head = node
-        else:
-            first.prev.next = node
-        if last.next is None:
-            self._tail = node
-        else:
-            last.next.prev = node
-        by_seq = self._by_seq
+        rank, before, after, messages = self._rank, self._prev, self._next, self._messages
+        prev, next_ = before[first], after[last]
+        new_rank = rank[first]
         for gone in span:
-            del by_seq[gone.seq]
-        by_seq[seq] = node
+            del rank[gone], before[gone], after[gone]
+            messages.pop(gone, None)
+        rank[seq] = new_rank
+        before[seq] = prev
+        after[seq] = next_
+        if prev is None:
+            self._head = seq
+        else:
+            after[prev] = seq
+        if next_ is None:
+            self._tail = seq
+        else:
+            before[next_] = seq
         self._generation += 1
 
     # -- for the session's derived history -------------------------------------
@@ -204,15 +226,9 @@ class SurfaceManager:
         return self._generation
 
     def _iter_nodes(self) -> Iterator[SurfaceNode]:
-        node = self._head
-        while node is not None:
-            yield _public(node)
-            node = node.next
-
-
-def _public(node: _Node) -> SurfaceNode:
-    return SurfaceNode(
-        node.seq,
-        node.prev.seq if node.prev is not None else None,
-        node.next.seq if node.next is not None else None,
-    )
+        before, after = self._prev, self._next
+        seq = self._head
+        while seq is not None:
+            next_ = after[seq]
+            yield SurfaceNode(seq, before[seq], next_)
+            seq = next_
