@@ -159,7 +159,8 @@ def print_table(info: dict[str, Any], rows: list[dict[str, Any]], ratios: dict[s
     print(f"garbage collector {collector}; times in seconds; best of {info['repeat']}\n")
     head = (
         f"{'target':6} {'mode':7} {'T':>7} {'events':>8} {'cmp':>4} {'append':>8} {'derive':>7} {'(n)':>7} "
-        f"{'compact':>7} {'total':>8} {'gc':>7} {'cpu':>7} {'us/ev':>6} {'surface':>7} {'msgs':>6} {'gen':>4}  digests"
+        f"{'compact':>7} {'total':>8} {'gc':>7} {'cpu':>7} {'us/ev':>6} {'surface':>7} {'msgs':>6} {'gen':>4}"
+        "  digests"
     )
     print(head)
     print("-" * len(head))
