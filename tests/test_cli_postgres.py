@@ -507,7 +507,7 @@ def test_locations_of_the_wrong_kind_are_refused_in_one_line(db: Db, tmp_path: P
     cases = [
         (
             ["inspect", db.url(), "--backend", "sqlite"],
-            f"{db.shown()} is a postgres location, not a sqlite store",
+            f"{db.shown()} is a postgres location, not one of kind sqlite",
         ),
         (["inspect", str(folder / "jsonl"), "--pg-schema", "x"], "applies to a PostgreSQL location only"),
         (

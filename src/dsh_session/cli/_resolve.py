@@ -269,7 +269,7 @@ def _scheme_of(location: str, backend: str | None) -> _Scheme | None:
     scheme = _SCHEMES.get(name.lower()) if found else None
     if scheme is not None:
         if backend is not None and backend != scheme.kind:
-            fail(f"{scheme.show(location)} is a {scheme.kind} location, not a {backend} store")
+            fail(f"{scheme.show(location)} is a {scheme.kind} location, not one of kind {backend}")
         return scheme
     for candidate in _SCHEMES.values():
         if backend is not None and candidate.kind == backend:
@@ -292,18 +292,16 @@ def shown(location: str, backend: str | None = None) -> str:
     scheme = _SCHEMES.get(name.lower()) if found else None
     if scheme is None and backend is not None:
         scheme = next((s for s in _SCHEMES.values() if s.kind == backend), None)
-    if scheme is None:
-        scheme = _claimed(location)
     if scheme is not None:
         return scheme.show(location)
-    for each in _SCHEMES.values():  # a location no scheme reads, such as a mistyped connection string
+    for each in _SCHEMES.values():  # a connection string, or a mistyped one, hides its password too
         location = each.show(location)
     return location
 
 
 def _no_schema(path: str, schema: str | None) -> None:
     if schema is not None:
-        fail(f"{path}: a schema (--pg-schema, --to-pg-schema) applies to a PostgreSQL location only")
+        fail(f"{shown(path)}: a schema (--pg-schema, --to-pg-schema) applies to a PostgreSQL location only")
 
 
 def resolve(

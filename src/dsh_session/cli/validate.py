@@ -94,8 +94,8 @@ def validate(
 ) -> None:
     """Check sessions against the rules of the log.
 
-    PATH is a JSONL root, a session's JSONL file, a SQLite database or a JSON /
-    JSONL event list. Exit status 0 valid, 1 invalid, 2 could not read.
+    PATH is a JSONL root, a session's JSONL file, a SQLite database, a JSON /
+    JSONL event list or a PostgreSQL URL. Exit status 0 valid, 1 invalid, 2 could not read.
     """
     results: list[_Result] = []
     for path in paths:
