@@ -73,7 +73,7 @@ def _impl_replace(order: list[int], start: int, end: int, *, off_by_one: bool) -
     if isinstance(span, str):
         return span, _impl_nodes(manager), manager.replace_generation
     if off_by_one and len(span) > 1:
-        last = span[-2].seq
+        last = span[-2]
     log.append(ImplEvent("user/message", max(seqs) + 1, 0, {}, None, ImplReplace(first, last)))
     return "ok", _impl_nodes(manager), manager.replace_generation
 
