@@ -1,0 +1,15 @@
+"""The scenarios the suite is generated from, one module per area."""
+
+from __future__ import annotations
+
+from dsh_session.conformance.scenario import Scenario
+
+
+def all_scenarios() -> list[Scenario]:
+    """Every scenario of the suite, in a stable order."""
+    from dsh_session.conformance.scenarios import projection, surface
+
+    found: list[Scenario] = []
+    for module in (surface, projection):
+        found.extend(module.scenarios())
+    return found
