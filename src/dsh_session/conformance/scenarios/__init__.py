@@ -7,9 +7,9 @@ from dsh_session.conformance.scenario import Scenario
 
 def all_scenarios() -> list[Scenario]:
     """Every scenario of the suite, in a stable order."""
-    from dsh_session.conformance.scenarios import invariants, projection, surface
+    from dsh_session.conformance.scenarios import admission, invariants, projection, surface
 
     found: list[Scenario] = []
-    for module in (surface, projection, invariants):
+    for module in (admission, surface, projection, invariants):
         found.extend(module.scenarios())
     return found

@@ -19,7 +19,6 @@ a bad replace, when the error may wait for the first surface read.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from dsh_spec.codes import Code
 
 from dsh_session.conformance.notation import (
     ATC,
@@ -44,6 +43,7 @@ from dsh_session.conformance.notation import (
     replace,
 )
 from dsh_session.conformance.scenario import Act, Scenario, append, check, new, reads, scenario, surface
+from dsh_spec.codes import Code
 
 NOTES = "invariants.md §3.3"
 CHECK_EVENT = "dsh_spec.invariants.check_event"
@@ -885,7 +885,7 @@ def extra() -> list[Scenario]:
         ),
         scenario(
             "invariants.i6c-refused-event-is-not-known",
-            "After a refused append the next event takes its seq, so naming that seq is PROVENANCE_NOT_EARLIER",
+            "After a refused append the next event takes its seq: naming that seq is PROVENANCE_NOT_EARLIER",
             ("docs/deviations.md D-I1", "invariants.md §3.3 I6c"),
             "strict",
             new(log(TS(1)), invariants=True),
