@@ -7,9 +7,17 @@ from dsh_session.conformance.scenario import Scenario
 
 def all_scenarios() -> list[Scenario]:
     """Every scenario of the suite, in a stable order."""
-    from dsh_session.conformance.scenarios import admission, invariants, projection, surface
+    from dsh_session.conformance.scenarios import (
+        admission,
+        invariants,
+        projection,
+        repair,
+        request_header,
+        surface,
+        tool_pairing,
+    )
 
     found: list[Scenario] = []
-    for module in (admission, surface, projection, invariants):
+    for module in (admission, surface, projection, invariants, repair, tool_pairing, request_header):
         found.extend(module.scenarios())
     return found
