@@ -13,11 +13,12 @@ def all_scenarios() -> list[Scenario]:
         projection,
         repair,
         request_header,
+        store,
         surface,
         tool_pairing,
     )
 
     found: list[Scenario] = []
-    for module in (admission, surface, projection, invariants, repair, tool_pairing, request_header):
+    for module in (admission, surface, projection, invariants, repair, tool_pairing, request_header, store):
         found.extend(module.scenarios())
     return found
