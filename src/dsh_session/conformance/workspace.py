@@ -6,7 +6,8 @@ Arguments may name files instead of holding paths:
   ``artifacts/jsonl/single-turn-text-cwd`` (a directory is copied whole, a
   ``.sql`` file becomes a SQLite database built from that SQL text, any other
   file is copied);
-- ``{"$scratch": "out"}`` -- a fresh empty directory.
+- ``{"$scratch": "out"}`` -- a fresh empty directory; ``{"$scratch": "out",
+  "file": "s.db"}`` a file name in it (not created).
 
 Each name gets one path per case, so later steps see what earlier ones did.
 The ``runner.*`` operations (read a file, list files, write or append text,
@@ -73,6 +74,8 @@ class Workspace:
                 return self.artifact(value[ARTIFACT_KEY])
             if len(value) == 1 and SCRATCH_KEY in value:
                 return self.scratch(value[SCRATCH_KEY])
+            if set(value) == {SCRATCH_KEY, "file"} and type(value["file"]) is str and "/" not in value["file"]:
+                return str(Path(self.scratch(value[SCRATCH_KEY])) / value["file"])
             return {key: self.resolve(item) for key, item in value.items()}
         if type(value) is list:
             return [self.resolve(item) for item in value]

@@ -10,6 +10,7 @@ def all_scenarios() -> list[Scenario]:
     from dsh_session.conformance.scenarios import (
         admission,
         invariants,
+        persistence,
         projection,
         repair,
         request_header,
@@ -19,6 +20,16 @@ def all_scenarios() -> list[Scenario]:
     )
 
     found: list[Scenario] = []
-    for module in (admission, surface, projection, invariants, repair, tool_pairing, request_header, store):
+    for module in (
+        admission,
+        surface,
+        projection,
+        invariants,
+        repair,
+        tool_pairing,
+        request_header,
+        store,
+        persistence,
+    ):
         found.extend(module.scenarios())
     return found
