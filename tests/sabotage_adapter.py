@@ -4,7 +4,7 @@
 operation ``OP``, misbehaves as ``MODE`` says:
 
 - ``value``: answers ``["sabotaged"]`` instead of the value;
-- ``code``: answers any error with the code ``MALFORMED_EVENT`` instead;
+- ``code``: answers any error with a code that is not in the registry;
 - ``uncoded``: answers any error without a code;
 - ``swallow``: answers ``null`` instead of raising;
 - ``lazy``: an error of ``OP`` is held back and raised by the next operation instead;
@@ -68,7 +68,7 @@ def sabotage(mode: str, reply: dict[str, Any], request_id: int) -> dict[str, Any
     if mode == "value":
         return {"ok": ["sabotaged"]}
     if mode == "code" and "error" in reply:
-        return {"error": {"code": "MALFORMED_EVENT", "message": "sabotaged"}}
+        return {"error": {"code": "NOT_A_REGISTRY_CODE", "message": "sabotaged"}}
     if mode == "uncoded" and "error" in reply:
         return {"error": {"code": None, "message": "sabotaged"}}
     if mode == "swallow" and "error" in reply:

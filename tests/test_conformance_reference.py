@@ -65,7 +65,9 @@ def test_repaired_jsonl_files_are_the_references_bytes(case_id: str, folder: Pat
 
 def test_every_reference_store_is_in_the_suite() -> None:
     named = {folder.name for _, folder in _reference_cases("jsonl") + _reference_cases("sqlite")}
-    rejects = {case_id.removeprefix("persistence.") for case_id in CASES if case_id.startswith("persistence.reject-")}
+    rejects = {
+        case_id.removeprefix("persistence.") for case_id in CASES if case_id.startswith("persistence.reject-")
+    }
     stores = {p.name for p in REFERENCE.iterdir() if p.is_dir()}
     special = {
         "reject-jsonl-header-version-1",
@@ -74,4 +76,6 @@ def test_every_reference_store_is_in_the_suite() -> None:
         "jsonl-invalid-utf8-before-torn-tail-offset-bug",
     }
     assert stores <= named | rejects | special
-    assert {"persistence.reference-jsonl-header-version-1", "persistence.reference-jsonl-null-line"} <= set(CASES)
+    assert {"persistence.reference-jsonl-header-version-1", "persistence.reference-jsonl-null-line"} <= set(
+        CASES
+    )

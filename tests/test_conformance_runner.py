@@ -9,6 +9,7 @@ file, not from any run.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -23,6 +24,7 @@ from dsh_session.conformance.python_adapter import LibraryAdapter
 from dsh_session.conformance.runner import Runner, load_skips, select
 
 ROOT = Path(__file__).resolve().parent.parent
+WORKDIR = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 SUITE_DIR = ROOT / "conformance"
 SABOTAGE = Path(__file__).resolve().parent / "sabotage_adapter.py"
 
@@ -65,11 +67,11 @@ def expected_status(case: Case, mode: str, target: str) -> str:
     return "pass"
 
 
-def cases_using(suite: Suite, target: str, limit: int = 40) -> list[Case]:
+def cases_using(suite: Suite, target: str, limit: int = 8) -> list[Case]:
     """Cases that reach ``target`` and some that do not, so both outcomes are seen."""
     using = [case for case in suite.cases if any(case.steps[i].op == target for i in reached(case))]
     other = [case for case in suite.cases if case not in using]
-    chosen = using[:limit] + other[:8]
+    chosen = using[:limit] + other[:4]
     assert using, f"no case uses {target}"
     return chosen
 
@@ -92,7 +94,7 @@ def cases_using(suite: Suite, target: str, limit: int = 40) -> list[Case]:
 def test_the_runner_reports_each_misbehaviour_and_goes_on(suite: Suite, mode: str, target: str) -> None:
     cases = cases_using(suite, target)
     adapter = SubprocessAdapter([sys.executable, str(SABOTAGE), mode, target])
-    report = Runner(adapter, suite.artifacts, timeout=20.0).run(suite, cases)
+    report = Runner(adapter, suite.artifacts, workdir=WORKDIR, timeout=20.0).run(suite, cases)
     got = {o.id: o.status for o in report.outcomes}
     want = {case.id: expected_status(case, mode, target) for case in cases}
     assert got == want
@@ -108,7 +110,7 @@ def test_the_runner_reports_each_misbehaviour_and_goes_on(suite: Suite, mode: st
 def test_a_crash_report_quotes_the_adapters_stderr(suite: Suite) -> None:
     cases = cases_using(suite, "session.generation", limit=1)[:1]
     adapter = SubprocessAdapter([sys.executable, str(SABOTAGE), "crash", "session.generation"])
-    outcome = Runner(adapter, suite.artifacts).run(suite, cases).outcomes[0]
+    outcome = Runner(adapter, suite.artifacts, workdir=WORKDIR).run(suite, cases).outcomes[0]
     assert outcome.status == "error"
     assert "exited (status 3)" in outcome.message
     assert "crashing on purpose" in outcome.message
@@ -118,7 +120,7 @@ def test_a_hanging_adapter_times_out_and_the_run_goes_on(suite: Suite) -> None:
     hanging = cases_using(suite, "session.invalidate", limit=1)[:1]
     fine = [case for case in suite.cases if all(step.op != "session.invalidate" for step in case.steps)][:3]
     adapter = SubprocessAdapter([sys.executable, str(SABOTAGE), "hang", "session.invalidate"])
-    report = Runner(adapter, suite.artifacts, timeout=1.0).run(suite, hanging + fine)
+    report = Runner(adapter, suite.artifacts, workdir=WORKDIR, timeout=1.0).run(suite, hanging + fine)
     statuses = [o.status for o in report.outcomes]
     assert statuses == ["error", "pass", "pass", "pass"]
     assert "timeout" in report.outcomes[0].message
@@ -126,7 +128,7 @@ def test_a_hanging_adapter_times_out_and_the_run_goes_on(suite: Suite) -> None:
 
 def test_an_adapter_that_cannot_start_is_reported_for_every_case(suite: Suite) -> None:
     adapter = SubprocessAdapter([str(ROOT / "no-such-adapter")])
-    report = Runner(adapter, suite.artifacts).run(suite, suite.cases[:5])
+    report = Runner(adapter, suite.artifacts, workdir=WORKDIR).run(suite, suite.cases[:5])
     assert [o.status for o in report.outcomes] == ["error"] * 5
     assert "cannot start" in report.outcomes[0].message
 
@@ -150,7 +152,9 @@ def test_a_malformed_case_file_is_reported_by_name_and_the_run_goes_on(tmp_path:
     (root / "cases" / area / f"{area}.not-json.json").write_text("{", "utf-8")
     small = load_suite(root)
     assert len(small.errors) == 2 and len(small.cases) == 4
-    report = Runner(InProcessAdapter(LibraryAdapter()), small.artifacts).run(small, small.cases)
+    report = Runner(InProcessAdapter(LibraryAdapter()), small.artifacts, workdir=WORKDIR).run(
+        small, small.cases
+    )
     statuses = sorted((o.id, o.status) for o in report.outcomes)
     assert [s for _, s in statuses].count("error") == 2
     assert [s for _, s in statuses].count("pass") == 4
@@ -170,11 +174,13 @@ def test_skips_fixed_and_unused_entries(tmp_path: Path, suite: Suite) -> None:
     skips = load_skips(skip_file)
     # cases[0] fails under the sabotage (skipped); make cases[1] pass by running it without sabotage.
     adapter = SubprocessAdapter([sys.executable, str(SABOTAGE), "value", "session.surface"])
-    report = Runner(adapter, suite.artifacts).run(suite, cases[:1], skips=skips)
+    report = Runner(adapter, suite.artifacts, workdir=WORKDIR).run(suite, cases[:1], skips=skips)
     assert [o.status for o in report.outcomes] == ["skip"]
     assert report.outcomes[0].reason == "known: surface is wrong"
     assert report.passed
-    report = Runner(InProcessAdapter(LibraryAdapter()), suite.artifacts).run(suite, cases[1:], skips=skips)
+    report = Runner(InProcessAdapter(LibraryAdapter()), suite.artifacts, workdir=WORKDIR).run(
+        suite, cases[1:], skips=skips
+    )
     assert [o.status for o in report.outcomes] == ["fixed"]
     assert not report.passed
     assert report.unused_skips == sorted([cases[0].id, "nothing.*"])

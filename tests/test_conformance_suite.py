@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -23,7 +24,7 @@ import pytest
 
 from dsh_session.conformance.adapter import InProcessAdapter, SubprocessAdapter
 from dsh_session.conformance.cases import Case, Suite, case_schema, load_suite
-from dsh_session.conformance.generate import stale_files, suite_cases
+from dsh_session.conformance.generate import generate_suite, stale_files
 from dsh_session.conformance.protocol import CASE_OPS
 from dsh_session.conformance.python_adapter import LibraryAdapter
 from dsh_session.conformance.runner import Report, Runner, select
@@ -31,6 +32,7 @@ from dsh_session.conformance.spec_adapter import SpecAdapter
 from dsh_spec.codes import Code
 
 ROOT = Path(__file__).resolve().parent.parent
+WORKDIR = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 SUITE_DIR = ROOT / "conformance"
 EXAMPLE_ADAPTER = SUITE_DIR / "adapters" / "python" / "adapter.py"
 
@@ -68,11 +70,11 @@ def test_the_schema_names_every_operation_and_code() -> None:
 
 
 def test_regenerating_the_suite_reproduces_the_files_exactly() -> None:
-    assert stale_files(SUITE_DIR, suite_cases(SUITE_DIR)) == []
+    assert stale_files(SUITE_DIR, generate_suite(SUITE_DIR, WORKDIR)) == []
 
 
 def test_the_suite_agrees_with_the_spec(suite: Suite) -> None:
-    runner = Runner(InProcessAdapter(SpecAdapter()), suite.artifacts)
+    runner = Runner(InProcessAdapter(SpecAdapter()), suite.artifacts, workdir=WORKDIR)
     report = runner.run(suite, select(suite.cases, "strict"))
     assert _failures(report) == []
     assert report.passed and len(report.outcomes) == len(suite.cases)
@@ -81,7 +83,9 @@ def test_the_suite_agrees_with_the_spec(suite: Suite) -> None:
 @pytest.mark.parametrize("profile", ["core", "strict"])
 def test_the_library_passes_in_process(suite: Suite, profile: str) -> None:
     cases = select(suite.cases, profile)
-    report = Runner(InProcessAdapter(LibraryAdapter()), suite.artifacts).run(suite, cases, profile)
+    report = Runner(InProcessAdapter(LibraryAdapter()), suite.artifacts, workdir=WORKDIR).run(
+        suite, cases, profile
+    )
     assert _failures(report) == []
     assert report.passed and len(report.outcomes) == len(cases) > 0
     assert {o.profile for o in report.outcomes} == ({"core"} if profile == "core" else {"core", "strict"})
@@ -89,7 +93,9 @@ def test_the_library_passes_in_process(suite: Suite, profile: str) -> None:
 
 def test_the_library_passes_through_the_example_adapter(suite: Suite) -> None:
     adapter = SubprocessAdapter([sys.executable, str(EXAMPLE_ADAPTER)])
-    report = Runner(adapter, suite.artifacts, timeout=30.0).run(suite, select(suite.cases, "strict"))
+    report = Runner(adapter, suite.artifacts, workdir=WORKDIR, timeout=30.0).run(
+        suite, select(suite.cases, "strict")
+    )
     assert _failures(report) == []
     assert report.implementation["name"] == "dsh-session"
 
@@ -121,22 +127,31 @@ def _deviation_entries() -> dict[str, str]:
     return entries
 
 
+#: Deviations no adapter can show (docs/deviations.md says why): immutability, canonical form, costs.
+UNOBSERVABLE = {"D4", "D5", "D6"}
+
+
 def test_every_deviation_names_strict_cases_that_exist(suite: Suite) -> None:
     by_id: dict[str, Any] = {case.id: case for case in suite.cases}
     entries = _deviation_entries()
-    assert entries, "no deviation entries found"
-    missing = []
+    assert {"D1", "D-I1", "D-P1", "D-S1", "D-H1", "P1"} <= set(entries)
+    problems = []
     for name, body in entries.items():
         match = re.search(r"^Conformance: (.+)$", body, flags=re.MULTILINE)
-        ids = re.findall(r"`([a-z0-9.-]+)`", match.group(1)) if match else []
+        if match is None:
+            problems.append(f"{name}: no 'Conformance:' line")
+            continue
+        if match.group(1).startswith("none"):
+            if name not in UNOBSERVABLE:
+                problems.append(f"{name}: pinned by no case")
+            continue
+        ids = re.findall(r"`([a-z0-9.-]+)`", match.group(1))
         if not ids:
-            missing.append(f"{name}: no 'Conformance:' line naming cases")
+            problems.append(f"{name}: the 'Conformance:' line names no case")
         for case_id in ids:
             case = by_id.get(case_id)
             if case is None:
-                missing.append(f"{name}: no case {case_id}")
+                problems.append(f"{name}: no case {case_id}")
             elif case.profile != "strict":
-                missing.append(f"{name}: {case_id} is not a strict case")
-        if ids and not any(by_id.get(case_id) is not None for case_id in ids):
-            missing.append(f"{name}: none of its cases exists")
-    assert missing == []
+                problems.append(f"{name}: {case_id} is not a strict case")
+    assert problems == []

@@ -54,6 +54,7 @@ def _suite_path(path: str | None) -> Path:
 @click.option("--timeout", default=10.0, show_default=True, help="Seconds allowed for one case.")
 @click.option("--json", "as_json", is_flag=True, help="Print the machine-readable report.")
 @click.option("--verbose", "-v", is_flag=True, help="List every case, not only the ones that did not pass.")
+@click.option("--workdir", type=click.Path(file_okay=False), help="Where each case's temporary files go.")
 def run(
     suite_dir: str | None,
     command: str | None,
@@ -65,6 +66,7 @@ def run(
     timeout: float,
     as_json: bool,
     verbose: bool,
+    workdir: str | None,
 ) -> None:
     """Run the suite and report pass / fail / skip per case, per profile and per area.
 
@@ -95,7 +97,7 @@ def run(
         adapter = InProcessAdapter(LibraryAdapter())
     cases = select(suite.cases, profile, ids, areas)
     errors = [e for e in suite.errors if not (ids or areas)]
-    runner = Runner(adapter, suite.artifacts, timeout=timeout)
+    runner = Runner(adapter, suite.artifacts, timeout=timeout, workdir=workdir)
     report = runner.run(suite, cases, profile, skips, errors=errors)
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
@@ -109,18 +111,69 @@ def run(
 @click.option("--check", is_flag=True, help="Only report files that differ from what would be written.")
 def generate(suite_dir: str | None, check: bool) -> None:
     """Regenerate the case files from the scenarios, every expected value from the spec."""
-    from dsh_session.conformance.generate import GenerationError, stale_files, suite_cases, write_suite
+    from dsh_session.conformance.fixtures import FixtureError
+    from dsh_session.conformance.generate import GenerationError, generate_suite, stale_files, write_suite
 
     root = _suite_path(suite_dir)
     try:
-        cases = suite_cases(root)
-    except GenerationError as error:
+        made = generate_suite(root)
+    except (GenerationError, FixtureError) as error:
         raise click.ClickException(str(error)) from None
     if check:
-        stale = stale_files(root, cases)
+        stale = stale_files(root, made)
         for name in stale:
             click.echo(f"stale: {name}")
-        click.echo(f"{len(cases)} cases; {len(stale)} file(s) differ from the scenarios")
+        click.echo(f"{len(made.cases)} cases; {len(stale)} file(s) differ from the scenarios")
         sys.exit(1 if stale else 0)
-    changed = write_suite(root, cases)
-    click.echo(f"{len(cases)} cases; {len(changed)} file(s) written or removed")
+    changed = write_suite(root, made)
+    click.echo(f"{len(made.cases)} cases; {len(changed)} file(s) written or removed")
+
+
+@main.group()
+def fixtures() -> None:
+    """Generate logs and stores that break exactly one named rule (and valid ones beside them)."""
+
+
+@fixtures.command("generate")
+@click.option(
+    "--seed", type=int, default=0, show_default=True, help="The random seed: same seed, same files."
+)
+@click.option("--count", type=click.IntRange(min=1), default=1, show_default=True, help="Fixtures per rule.")
+@click.option(
+    "--rule", "rules", multiple=True, help="A registry code to break, or VALID (repeatable; default: all)."
+)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(["case", "jsonl", "sqlite"]),
+    default="case",
+    show_default=True,
+    help="Conformance cases (a runnable mini-suite), JSONL session stores, or SQLite databases.",
+)
+@click.option(
+    "--out", "out_dir", type=click.Path(file_okay=False), required=True, help="The output directory."
+)
+@click.option("--list-rules", is_flag=True, help="List the rules fixtures can break, and those out of scope.")
+def fixtures_generate(
+    seed: int, count: int, rules: tuple[str, ...], output: str, out_dir: str, list_rules: bool
+) -> None:
+    """Write fixtures, each invalid one breaking exactly ONE rule (checked against the spec).
+
+    Every output has a manifest.json naming, per fixture, the rule, the seq of
+    the bad record, what check_log, seeding and (for stores) loading give.
+    """
+    from dsh_session.conformance.fixtures import OUT_OF_SCOPE, FixtureError, generate, in_scope, write_output
+
+    if list_rules:
+        for code in in_scope():
+            click.echo(code.value)
+        for code, why in OUT_OF_SCOPE.items():
+            click.echo(f"{code.value}: out of scope: {why}")
+        return
+    out = Path(out_dir)
+    try:
+        made = generate(seed, count, rules or None, format=output)
+        written = write_output(made, output, out, seed=seed, count=count)
+    except FixtureError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"{len(made)} fixture(s), {len(written)} file(s) written to {out}")

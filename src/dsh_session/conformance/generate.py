@@ -13,7 +13,9 @@ the generator writes now.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +32,12 @@ class GenerationError(Exception):
     """A scenario the spec does not bear out (or that is not a valid case)."""
 
 
-def build_case(scenario: Scenario, artifacts: Path) -> Case:
+def build_case(scenario: Scenario, artifacts: Path, workdir: str | None = None) -> Case:
     """Run ``scenario`` through the spec and record every step's expected outcome."""
     spec = SpecAdapter()
     steps: list[Step] = []
     acts = scenario.steps
-    with Workspace(artifacts) as workspace:
+    with Workspace(artifacts, workdir) as workspace:
         root = str(workspace.root)
         for index, act in enumerate(acts):
             where = f"{scenario.id}: step {index} ({act.op})"
@@ -89,64 +91,92 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=True, allow_nan=False))
 
 
-def build_cases(scenarios: Iterable[Scenario], artifacts: Path) -> list[Case]:
+def build_cases(scenarios: Iterable[Scenario], artifacts: Path, workdir: str | None = None) -> list[Case]:
     cases: list[Case] = []
     seen: set[str] = set()
     for scenario in scenarios:
         if scenario.id in seen:
             raise GenerationError(f"duplicate scenario id {scenario.id}")
         seen.add(scenario.id)
-        cases.append(build_case(scenario, artifacts))
+        cases.append(build_case(scenario, artifacts, workdir))
     return sorted(cases, key=lambda case: case.id)
 
 
 SCHEMA_FILE = "schema/case.schema.json"
+FIXTURE_ARTIFACTS = "artifacts/fixtures"
+#: The seed and count of the fixtures the suite holds (one per rule, and a valid log).
+SUITE_FIXTURES = (0, 1)
 
 
-def suite_files(cases: Sequence[Case]) -> dict[str, str]:
-    """Relative path -> text of every generated file: the case schema and ``cases/<area>/<id>.json``."""
-    files = {SCHEMA_FILE: schema_text()}
-    files.update({f"cases/{case.area}/{case.id}.json": case_text(case) for case in cases})
-    return files
+@dataclass(frozen=True)
+class Generated:
+    """What the generator makes: the cases, and the artifact files of the generated fixtures."""
+
+    cases: list[Case]
+    artifacts: dict[str, bytes]
+
+    def files(self) -> dict[str, bytes]:
+        """Relative path -> bytes of every generated file of the suite."""
+        out = {SCHEMA_FILE: schema_text().encode("utf-8")}
+        out.update(
+            {f"cases/{case.area}/{case.id}.json": case_text(case).encode("utf-8") for case in self.cases}
+        )
+        out.update({f"artifacts/{name}": data for name, data in self.artifacts.items()})
+        return out
 
 
-def _generated(root: Path) -> list[str]:
-    """The generated files now on disk (every case file, and the schema)."""
+def _on_disk(root: Path) -> list[str]:
+    """The generated files now on disk: every case file, the schema, the fixtures' artifacts."""
     found = [str(path.relative_to(root)) for path in sorted((root / "cases").glob("*/*.json"))]
+    fixtures = root / FIXTURE_ARTIFACTS
+    if fixtures.is_dir():
+        found += [str(p.relative_to(root)) for p in sorted(fixtures.rglob("*")) if p.is_file()]
     return found + ([SCHEMA_FILE] if (root / SCHEMA_FILE).exists() else [])
 
 
-def write_suite(root: Path, cases: Sequence[Case]) -> list[str]:
-    """Write the generated files under ``root``, delete case files no scenario makes; returns what changed."""
-    wanted = suite_files(cases)
+def write_suite(root: Path, made: Generated) -> list[str]:
+    """Write the generated files under ``root`` and delete generated files no longer made."""
+    wanted = made.files()
     changed: list[str] = []
-    for relative, text in wanted.items():
+    for relative, data in wanted.items():
         path = root / relative
-        if not path.exists() or path.read_text("utf-8") != text:
+        if not path.exists() or path.read_bytes() != data:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, "utf-8")
+            path.write_bytes(data)
             changed.append(relative)
-    for relative in _generated(root):
+    for relative in _on_disk(root):
         if relative not in wanted:
             (root / relative).unlink()
             changed.append(relative)
     return changed
 
 
-def stale_files(root: Path, cases: Sequence[Case]) -> list[str]:
+def stale_files(root: Path, made: Generated) -> list[str]:
     """The generated files that differ from what the generator writes now (missing, changed, extra)."""
-    wanted = suite_files(cases)
+    wanted = made.files()
     stale = [
-        rel
-        for rel, text in wanted.items()
-        if not (root / rel).exists() or (root / rel).read_text("utf-8") != text
+        rel for rel, data in wanted.items() if not (root / rel).exists() or (root / rel).read_bytes() != data
     ]
-    stale += [rel for rel in _generated(root) if rel not in wanted]
+    stale += [rel for rel in _on_disk(root) if rel not in wanted]
     return sorted(stale)
 
 
-def suite_cases(root: Path) -> list[Case]:
-    """Every case the generator makes for the suite at ``root`` (scenarios and fixtures)."""
+def generate_suite(root: Path, workdir: str | None = None) -> Generated:
+    """Everything the generator makes for the suite at ``root``: the scenarios' cases, and one fixture
+    per rule (``SUITE_FIXTURES``) with its artifacts."""
+    from dsh_session.conformance import fixtures
     from dsh_session.conformance.scenarios import all_scenarios
 
-    return build_cases(all_scenarios(), root / "artifacts")
+    cases = build_cases(all_scenarios(), root / "artifacts", workdir)
+    seed, count = SUITE_FIXTURES
+    made = fixtures.generate(seed, count, format="case")
+    artifacts: dict[str, bytes] = {}
+    for fixture in made:
+        artifacts.update(fixtures.artifact_files(fixture))
+    with tempfile.TemporaryDirectory(dir=workdir) as scratch:
+        for name, data in artifacts.items():
+            path = Path(scratch) / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        cases += build_cases([fixtures.fixture_scenario(f) for f in made], Path(scratch), workdir)
+    return Generated(sorted(cases, key=lambda case: case.id), artifacts)

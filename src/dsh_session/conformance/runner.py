@@ -163,8 +163,10 @@ class Runner:
         timeout: float = 10.0,
         start_timeout: float = 30.0,
         progress: Callable[[Outcome], None] | None = None,
+        workdir: str | None = None,
     ) -> None:
         self.adapter = adapter
+        self.workdir = workdir
         self.artifacts = artifacts
         self.timeout = timeout
         self.start_timeout = start_timeout
@@ -241,7 +243,7 @@ class Runner:
             if reset.kind != "ok":
                 self.adapter.restart()
                 return outcome("error", f"reset was not answered with a value: {reset}")
-            with Workspace(self.artifacts) as workspace:
+            with Workspace(self.artifacts, self.workdir) as workspace:
                 return self._steps(case, workspace, deadline, outcome)
         except AdapterFailure as failure:
             self.adapter.restart()

@@ -36,8 +36,9 @@ class WorkspaceError(Exception):
 class Workspace:
     """The temporary directory of one case."""
 
-    def __init__(self, artifacts: Path) -> None:
+    def __init__(self, artifacts: Path, base: str | None = None) -> None:
         self.artifacts = artifacts
+        self.base = base  # where the temporary directory goes (default: the system's)
         self._root: Path | None = None
         self._paths: dict[tuple[str, str], str] = {}
         self._held: list[Any] = []
@@ -51,7 +52,7 @@ class Workspace:
     @property
     def root(self) -> Path:
         if self._root is None:
-            self._root = Path(tempfile.mkdtemp(prefix="dsh-conformance-"))
+            self._root = Path(tempfile.mkdtemp(prefix="dsh-conformance-", dir=self.base))
         return self._root
 
     def close(self) -> None:
@@ -74,7 +75,11 @@ class Workspace:
                 return self.artifact(value[ARTIFACT_KEY])
             if len(value) == 1 and SCRATCH_KEY in value:
                 return self.scratch(value[SCRATCH_KEY])
-            if set(value) == {SCRATCH_KEY, "file"} and type(value["file"]) is str and "/" not in value["file"]:
+            if (
+                set(value) == {SCRATCH_KEY, "file"}
+                and type(value["file"]) is str
+                and "/" not in value["file"]
+            ):
                 return str(Path(self.scratch(value[SCRATCH_KEY])) / value["file"])
             return {key: self.resolve(item) for key, item in value.items()}
         if type(value) is list:

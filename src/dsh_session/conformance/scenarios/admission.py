@@ -259,13 +259,6 @@ def _seed_records() -> list[Scenario]:
     base = log(TS(1), U("a"))
     bad: list[tuple[str, str, Any, Code, str]] = [
         (
-            "record-not-object",
-            "A seed record that is not an object",
-            [base[0], ["user/message"]],
-            Code.MALFORMED_EVENT,
-            "strict",
-        ),
-        (
             "record-without-time",
             "A seed record without time",
             [base[0], X(base[1], time=DROP)],

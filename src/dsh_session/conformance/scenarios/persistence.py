@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh_spec import cwd_bucket, encode_segment
-from dsh_spec.codes import Code
-
 from dsh_session.conformance.notation import ATC, DROP, SE, SS, TC, TE, TS, A, D, Record, U, X, log
 from dsh_session.conformance.scenario import Act, Scenario, messages, reads, scenario
+from dsh_spec import cwd_bucket, encode_segment
+from dsh_spec.codes import Code
 
 LOAD = "dsh_spec.storage.preserved_prefix"
 SEED = "dsh_spec.validation.check_seed"
@@ -330,7 +329,7 @@ def contract() -> list[Scenario]:
     closed = log(*CONTRACT[:6])
     for kind in ("memory", "jsonl", "sqlite"):
         path = where(kind)
-        ref = (f"persistence.md §6.1", "dsh_session SessionBackend")
+        ref = ("persistence.md §6.1", "dsh_session SessionBackend")
         out += [
             scenario(
                 f"persistence.{kind}-round-trip",
@@ -547,7 +546,7 @@ def jsonl_files() -> list[Scenario]:
         ),
         scenario(
             "persistence.sqlite-torn-row-repaired",
-            "A row that does not parse after the last turn/end is deleted and the open turn closed (contract 29)",
+            "A row that does not parse after the last turn/end is deleted and the turn closed (contract 29)",
             (LOAD, CLOSERS, "persistence.md §6.2 #29", "persistence.md §6.5 #13"),
             "core",
             open_("sqlite", where("sqlite")),
@@ -556,7 +555,8 @@ def jsonl_files() -> list[Scenario]:
             close(),
             sql(
                 where("sqlite"),
-                "INSERT INTO events VALUES ('s', 8, 'assistant/chunk', 99, '{not valid json', NULL, NULL)",
+                "INSERT INTO events VALUES "
+                "('s', 8, 'assistant/chunk', 99, '{not valid json', NULL, NULL)",
             ),
             open_("sqlite", where("sqlite"), backend="again"),
             load("s", backend="again"),
@@ -679,7 +679,7 @@ def jsonl_files() -> list[Scenario]:
             (LOAD, "docs/deviations.md P2"),
             "strict",
             put(
-                root, f"_no-cwd/s.jsonl", '{"type":"session","version":0,"id":"s","createdAt":1,"cwd":null}\n'
+                root, "_no-cwd/s.jsonl", '{"type":"session","version":0,"id":"s","createdAt":1,"cwd":null}\n'
             ),
             open_("jsonl", root),
             load("s").fails(Code.STORE_CORRUPT),

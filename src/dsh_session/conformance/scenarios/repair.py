@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh_spec import closer_json, interrupted_turn_closers
-from dsh_spec.validation import check_seed
-
 from dsh_session.conformance.notation import (
     ATC,
     CH,
     CTX,
+    DROP,
+    EV,
     SE,
     SS,
     TC,
@@ -18,14 +17,14 @@ from dsh_session.conformance.notation import (
     TR,
     TS,
     A,
-    DROP,
     D,
-    EV,
     Record,
     U,
     log,
 )
 from dsh_session.conformance.scenario import Scenario, check, closers, new, scenario
+from dsh_spec import closer_json, interrupted_turn_closers
+from dsh_spec.validation import check_seed
 
 CLOSERS = "dsh_spec.repair.interrupted_turn_closers"
 

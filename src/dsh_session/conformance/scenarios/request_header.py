@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh_spec.codes import Code
-
 from dsh_session.conformance.notation import EV, SE, SS, TE, TS, U, log
 from dsh_session.conformance.scenario import Act, Scenario, new, request_header, scenario
+from dsh_spec.codes import Code
 
 DIFF = "dsh_spec.request_header.diff_header"
 APPLY = "dsh_spec.request_header.apply_header_delta"

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh_spec.codes import Code
-
 from dsh_session.conformance.notation import SE, SS, TC, TE, TS, A, Record, U, log
 from dsh_session.conformance.scenario import Act, Scenario, append, events, messages, new, scenario
+from dsh_spec.codes import Code
 
 FORK = "dsh_spec.fork.fork_seed"
 STORE = "docs/errors.md (store block)"
@@ -392,6 +391,28 @@ def fork_scenarios() -> list[Scenario]:
             "core",
             create("p", seed=log(TS(1), U("a"))),
             fork("p").fails(Code.OPEN_TURN),
+        ),
+    ]
+    out += [
+        scenario(
+            "fork.minted-child-skips-live-ids",
+            "A fork without a child id mints the next free id, skipping ids already live",
+            (*refs, "docs/deviations.md D-S5", "docs/deviations.md D-S1", "core.md §12 B17"),
+            "strict",
+            create("p", seed=TWO_TURNS),
+            create("session-1", session="t"),
+            fork("p"),
+            listing().gives(["p", "session-1", "session-2"]),
+        ),
+        scenario(
+            "fork.observer-failure-rolls-back-child",
+            "A fork whose session_created observer fails leaves no child behind",
+            (*refs, "docs/deviations.md D-S5", "docs/deviations.md D-S4"),
+            "strict",
+            create("p", seed=TWO_TURNS),
+            observe("created"),
+            fork("p").fails(Code.OBSERVER_FAILED),
+            listing().gives(["p"]),
         ),
     ]
     for index, reason in enumerate(reasons):

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh_spec.codes import Code
-
 from dsh_session.conformance.notation import (
     ATC,
     CTX,
@@ -31,6 +29,7 @@ from dsh_session.conformance.notation import (
     replace,
 )
 from dsh_session.conformance.scenario import Act, Scenario, balanced, new, region, scenario, surface
+from dsh_spec.codes import Code
 
 BALANCED = "dsh_spec.tool_pairing.tool_pairing_balanced"
 REGION = "dsh_spec.tool_pairing.region_balanced"
