@@ -23,7 +23,7 @@ import jsonschema
 import pytest
 
 from dsh_session.conformance.adapter import InProcessAdapter, SubprocessAdapter
-from dsh_session.conformance.cases import Case, Suite, case_schema, load_suite
+from dsh_session.conformance.cases import SUITE_VERSION, Case, Suite, case_schema, load_suite
 from dsh_session.conformance.generate import generate_suite, stale_files
 from dsh_session.conformance.protocol import CASE_OPS
 from dsh_session.conformance.python_adapter import LibraryAdapter
@@ -155,3 +155,17 @@ def test_every_deviation_names_strict_cases_that_exist(suite: Suite) -> None:
             elif case.profile != "strict":
                 problems.append(f"{name}: {case_id} is not a strict case")
     assert problems == []
+
+
+def test_the_overview_counts_are_the_suites(suite: Suite) -> None:
+    text = (ROOT / "docs" / "conformance.md").read_text("utf-8")
+    table = {}
+    for area, core, strict in re.findall(r"^\| ([a-z-]+) \| (\d+) \| (\d+) \|", text, flags=re.MULTILINE):
+        table[area] = (int(core), int(strict))
+    counted: dict[str, tuple[int, int]] = {}
+    for case in suite.cases:
+        core, strict = counted.get(case.area, (0, 0))
+        counted[case.area] = (core + (case.profile == "core"), strict + (case.profile == "strict"))
+    assert table == counted
+    assert f"{len(suite.cases)} cases in suite version {suite.version}" in text
+    assert suite.version == SUITE_VERSION

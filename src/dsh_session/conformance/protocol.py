@@ -60,7 +60,7 @@ def _ops(*ops: Op) -> dict[str, Op]:
 #: "db", "o"). ``time`` is the clock reading the operation must use, in milliseconds.
 OPS: Final = _ops(
     # -- control ----------------------------------------------------------------------------
-    Op("hello", "{protocol, suite}", "{protocol, implementation: {name, version, language}}"),
+    Op("hello", "{protocol}", "{protocol, implementation: {name, version, language}}"),
     Op("reset", "{}", "null"),
     Op("bye", "{}", "null (then exit)"),
     # -- a session --------------------------------------------------------------------------
