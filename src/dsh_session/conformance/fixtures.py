@@ -255,32 +255,27 @@ def _a_node(place: Place) -> int | None:
     return place.trace.surface.order[-1] if place.trace.surface.order else None
 
 
-def _message(place: Place, label: str) -> Record:
-    """A surface message that fits here (a user message: valid anywhere in a turn)."""
-    return U(label)
-
-
 Operator = Callable[[Place, random.Random], Record | None]
 """Builds the bad record for a place, or ``None`` when the place does not suit the rule."""
 
 
-def _in_turn(make: Callable[[Place, random.Random], Record]) -> Operator:
+def _in_turn(make: Operator) -> Operator:
     return lambda place, rng: make(place, rng) if place.turn_open else None
 
 
-def _in_step(make: Callable[[Place, random.Random], Record]) -> Operator:
+def _in_step(make: Operator) -> Operator:
     return lambda place, rng: make(place, rng) if place.step_open else None
 
 
-def _between_steps(make: Callable[[Place, random.Random], Record]) -> Operator:
+def _between_steps(make: Operator) -> Operator:
     return lambda place, rng: make(place, rng) if place.turn_open and not place.step_open else None
 
 
-def _between_turns(make: Callable[[Place, random.Random], Record]) -> Operator:
+def _between_turns(make: Operator) -> Operator:
     return lambda place, rng: make(place, rng) if not place.turn_open else None
 
 
-def _with_nodes(count: int, make: Callable[[Place, random.Random], Record]) -> Operator:
+def _with_nodes(count: int, make: Operator) -> Operator:
     return lambda place, rng: (
         make(place, rng) if place.turn_open and len(place.trace.surface.order) >= count else None
     )
@@ -416,7 +411,7 @@ def _operators() -> dict[Code, list[tuple[str, Operator, bool]]]:
                     ),
                 ),
                 True,
-            ),  # type: ignore[arg-type,return-value]
+            ),
         ],
         c.REPLACE_END_NOT_ON_SURFACE: [
             (
@@ -538,9 +533,14 @@ def _operators() -> dict[Code, list[tuple[str, Operator, bool]]]:
         ],
         # -- tool pairing: a result on the surface that answers no call block ----------------
         c.TOOL_PAIRING_CORRUPT: [
-            ("result-without-block", _in_step(lambda p, r: None), True),
+            ("result-without-block", _pairing_is_made_whole, True),
         ],
     }
+
+
+def _pairing_is_made_whole(place: Place, rng: random.Random) -> Record | None:
+    """Never used: a tool-pairing fixture needs two records (see :func:`_pairing`)."""
+    return None
 
 
 def _no_header(place: Place) -> bool:

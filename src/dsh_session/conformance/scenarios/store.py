@@ -275,7 +275,7 @@ def store_scenarios() -> list[Scenario]:
 
 def fork_scenarios() -> list[Scenario]:
     refs = (FORK, "core.md §7.5")
-    reasons = [
+    reasons: list[dict[str, Any]] = [
         {"kind": "completed"},
         {"kind": "aborted", "reason": "user"},
         {"kind": "error", "step": 1, "message": "boom", "code": "E"},
