@@ -71,7 +71,7 @@ def cases_using(suite: Suite, target: str, limit: int = 8) -> list[Case]:
     """Cases that reach ``target`` and some that do not, so both outcomes are seen."""
     using = [case for case in suite.cases if any(case.steps[i].op == target for i in reached(case))]
     other = [case for case in suite.cases if case not in using]
-    chosen = using[:limit] + other[:4]
+    chosen = using[:limit] + other[:3]
     assert using, f"no case uses {target}"
     return chosen
 

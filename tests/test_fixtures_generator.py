@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,7 @@ WORKDIR = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 
 @pytest.fixture(scope="module")
 def fixtures() -> list[Fixture]:
-    return generate(7, 2)
+    return generate(7, 2, workdir=WORKDIR)
 
 
 def _impl_violations(records: list[Any]) -> list[tuple[str, int | None]]:
@@ -113,9 +114,14 @@ def test_the_same_seed_gives_the_same_fixtures() -> None:
 
 
 @pytest.mark.parametrize("output", ["jsonl", "sqlite"])
-def test_stores_load_in_our_backends_as_the_manifest_says(tmp_path: Path, output: str) -> None:
-    made = generate(3, 1, format=output)
-    write_output(made, output, tmp_path, seed=3, count=1)
+def test_stores_load_in_our_backends_as_the_manifest_says(output: str) -> None:
+    with tempfile.TemporaryDirectory(dir=WORKDIR) as scratch:
+        _check_stores(Path(scratch), output)
+
+
+def _check_stores(tmp_path: Path, output: str) -> None:
+    made = generate(3, 1, format=output, workdir=WORKDIR)
+    write_output(made, output, tmp_path, seed=3, count=1, workdir=WORKDIR)
     manifest = json.loads((tmp_path / "manifest.json").read_text("utf-8"))
     checked = 0
     for entry in manifest["fixtures"]:
@@ -143,7 +149,8 @@ def test_stores_load_in_our_backends_as_the_manifest_says(tmp_path: Path, output
 
 def test_the_same_seed_writes_the_same_files(tmp_path: Path) -> None:
     for name in ("a", "b"):
-        write_output(generate(4, 1, format="jsonl"), "jsonl", tmp_path / name, seed=4, count=1)
+        made = generate(4, 1, format="jsonl", workdir=WORKDIR)
+        write_output(made, "jsonl", tmp_path / name, seed=4, count=1, workdir=WORKDIR)
     files_a = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
     files_b = sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob("*") if p.is_file())
     assert files_a == files_b and len(files_a) > 30

@@ -122,9 +122,12 @@ class InProcessAdapter:
 
     def __init__(self, handler: Handler) -> None:
         self.handler = handler
+        self._described: dict[str, Any] | None = None
 
     def start(self, timeout: float) -> dict[str, Any]:
-        return self.handler.describe()
+        if self._described is None:
+            self._described = self.handler.describe()
+        return self._described
 
     def call(self, op: str, args: dict[str, Any], deadline: float) -> Reply:
         if op == "reset":

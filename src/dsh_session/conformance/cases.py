@@ -205,9 +205,7 @@ def load_case(path: Path) -> Case:
 def parse_case(raw: Any, where: str) -> Case:
     """Check a case's JSON (see the module notes) and build it."""
 
-    def bad(message: str) -> CaseError:
-        return CaseError(where, message)
-
+    bad = _Complaint(where)
     if type(raw) is not dict:
         raise bad("a case is a JSON object")
     missing = [key for key in _CASE_KEYS if key not in raw]
@@ -234,6 +232,16 @@ def parse_case(raw: Any, where: str) -> Case:
     _check_windows(steps, bad)
     _check_numbers(steps_raw, "$.steps", bad)
     return Case(case_id, description, tuple(spec), raw["profile"], raw["area"], steps)
+
+
+class _Complaint:
+    """Builds the :class:`CaseError` of one file (a class, not a closure: nothing is made per call)."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def __call__(self, message: str) -> CaseError:
+        return CaseError(self.where, message)
 
 
 def _parse_step(index: int, raw: Any, bad: Any) -> Step:

@@ -715,7 +715,12 @@ FORMATS: Final = ("case", "jsonl", "sqlite")
 
 
 def generate(
-    seed: int, count: int, rules: Iterable[str] | None = None, *, format: str = "case"
+    seed: int,
+    count: int,
+    rules: Iterable[str] | None = None,
+    *,
+    format: str = "case",
+    workdir: str | None = None,
 ) -> list[Fixture]:
     """``count`` fixtures for every rule asked for (default: every in-scope rule, and valid logs).
 
@@ -736,7 +741,7 @@ def generate(
     for rule in wanted:
         for number in range(1, count + 1):
             name = VALID.lower() if rule == VALID else Code(rule).value.lower().replace("_", "-")
-            fixtures.append(_one(f"{name}-{number}", rule, rng, format))
+            fixtures.append(_one(f"{name}-{number}", rule, rng, format, workdir))
     return fixtures
 
 
@@ -772,7 +777,7 @@ def _rules(rules: Iterable[str] | None) -> list[str]:
     return out
 
 
-def _one(fixture_id: str, rule: str, rng: random.Random, format: str) -> Fixture:
+def _one(fixture_id: str, rule: str, rng: random.Random, format: str, workdir: str | None) -> Fixture:
     sqlite = format == "sqlite"
     for _attempt in range(40):
         base = base_log(rng)
@@ -781,7 +786,7 @@ def _one(fixture_id: str, rule: str, rng: random.Random, format: str) -> Fixture
         if rule == VALID:
             fixture = _fixture(fixture_id, rule, "valid", "none", base)
         elif Code(rule) in STORE_RULES:
-            fixture = _store_fixture(fixture_id, Code(rule), base, rng, format)
+            fixture = _store_fixture(fixture_id, Code(rule), base, rng, format, workdir)
         else:
             made = _mutated(base, Code(rule), rng, sqlite)
             if made is None:
@@ -821,7 +826,7 @@ def _verify(fixture: Fixture, code: Code) -> None:
 
 
 def _store_fixture(
-    fixture_id: str, code: Code, base: list[Record], rng: random.Random, format: str
+    fixture_id: str, code: Code, base: list[Record], rng: random.Random, format: str, workdir: str | None
 ) -> Fixture:
     """A valid log stored, then damaged in one place that a load refuses with ``code``."""
     records = list(base)
@@ -839,11 +844,11 @@ def _store_fixture(
         damage = {"kind": "user-version", "version": rng.choice([1, 3, 5])}
     fixture = _fixture(fixture_id, code.value, "store", damage["kind"], records)
     fixture.store = {"format": store, "damage": damage}
-    got = verify_store(fixture)
+    got = verify_store(fixture, workdir)
     if got != code.value:
         raise FixtureError(f"{fixture_id}: the damaged store loads with {got}, not {code.value}")
     fixture.store = {"format": store, "damage": None}
-    if verify_store(fixture) is not None:
+    if verify_store(fixture, workdir) is not None:
         raise FixtureError(f"{fixture_id}: the undamaged store does not load")
     fixture.store = {"format": store, "damage": damage}
     return fixture
@@ -989,13 +994,13 @@ def _session_header(header: dict[str, Json]) -> Any:
     return SessionHeader(id=header["id"], created_at=header["createdAt"])
 
 
-def verify_store(fixture: Fixture) -> str | None:
+def verify_store(fixture: Fixture, workdir: str | None = None) -> str | None:
     """Write the fixture's store to a temporary place and load it with the spec's model of the stores:
     the code the load refuses it with, or ``None`` when it loads."""
     from dsh_session.conformance.adapter import CodedError
     from dsh_session.conformance.spec_persistence import ModelBackend
 
-    with tempfile.TemporaryDirectory() as scratch:
+    with tempfile.TemporaryDirectory(dir=workdir) as scratch:
         sqlite = (fixture.store or {}).get("format") == "sqlite"
         path = os.path.join(scratch, "store.db" if sqlite else "root")
         if sqlite:
@@ -1022,12 +1027,12 @@ def artifact_name(fixture: Fixture) -> str:
     return f"fixtures/{fixture.id}.sql" if sqlite else f"fixtures/{fixture.id}"
 
 
-def artifact_files(fixture: Fixture) -> dict[str, bytes]:
+def artifact_files(fixture: Fixture, workdir: str | None = None) -> dict[str, bytes]:
     """The files (relative to ``artifacts/``) of a store fixture: a JSONL tree, or a SQLite database
     as SQL text; nothing for the others."""
     if fixture.store is None:
         return {}
-    with tempfile.TemporaryDirectory() as scratch:
+    with tempfile.TemporaryDirectory(dir=workdir) as scratch:
         if fixture.store["format"] == "sqlite":
             database = Path(scratch) / "store.db"
             write_sqlite(fixture, database)
@@ -1099,7 +1104,9 @@ def manifest(fixtures: Sequence[Fixture], seed: int, count: int, format: str) ->
     }
 
 
-def write_output(fixtures: Sequence[Fixture], format: str, out: Path, *, seed: int, count: int) -> list[str]:
+def write_output(
+    fixtures: Sequence[Fixture], format: str, out: Path, *, seed: int, count: int, workdir: str | None = None
+) -> list[str]:
     """Write fixtures as ``format`` under ``out``; returns the files written (relative to ``out``)."""
     from dsh_session.conformance.cases import SUITE_VERSION, case_text
     from dsh_session.conformance.generate import build_case
@@ -1109,13 +1116,13 @@ def write_output(fixtures: Sequence[Fixture], format: str, out: Path, *, seed: i
     if format == "case":
         (out / "artifacts").mkdir(parents=True, exist_ok=True)
         for fixture in fixtures:
-            for relative, data in artifact_files(fixture).items():
+            for relative, data in artifact_files(fixture, workdir).items():
                 _put(out / "artifacts" / relative, data)
                 written.append(f"artifacts/{relative}")
         _put(out / "VERSION", (SUITE_VERSION + "\n").encode())
         written.append("VERSION")
         for fixture in fixtures:
-            case = build_case(fixture_scenario(fixture), out / "artifacts")
+            case = build_case(fixture_scenario(fixture), out / "artifacts", workdir)
             relative = f"cases/{case.area}/{case.id}.json"
             _put(out / relative, case_text(case).encode("utf-8"))
             written.append(relative)
@@ -1131,19 +1138,20 @@ def write_output(fixtures: Sequence[Fixture], format: str, out: Path, *, seed: i
                 write_sqlite(fixture, database)
                 entry["path"] = relative
             entry["session"] = fixture.id
-            entry["load"] = (
-                verify_store(fixture) if fixture.store is not None else load_outcome(fixture, format)
-            )
+            if fixture.store is not None:
+                entry["load"] = verify_store(fixture, workdir)
+            else:
+                entry["load"] = load_outcome(fixture, format, workdir)
             written.append(relative)
     _put(out / "manifest.json", (json.dumps(index, indent=2, ensure_ascii=True) + "\n").encode("utf-8"))
     written.append("manifest.json")
     return written
 
 
-def load_outcome(fixture: Fixture, format: str) -> str | None:
+def load_outcome(fixture: Fixture, format: str, workdir: str | None = None) -> str | None:
     """What loading the stored log gives (the spec's model of the stores): a code, or ``None``."""
     stored = Fixture(**{**fixture.__dict__, "store": {"format": format, "damage": None}})
-    return verify_store(stored)
+    return verify_store(stored, workdir)
 
 
 def _put(path: Path, data: bytes) -> None:

@@ -169,10 +169,10 @@ def generate_suite(root: Path, workdir: str | None = None) -> Generated:
 
     cases = build_cases(all_scenarios(), root / "artifacts", workdir)
     seed, count = SUITE_FIXTURES
-    made = fixtures.generate(seed, count, format="case")
+    made = fixtures.generate(seed, count, format="case", workdir=workdir)
     artifacts: dict[str, bytes] = {}
     for fixture in made:
-        artifacts.update(fixtures.artifact_files(fixture))
+        artifacts.update(fixtures.artifact_files(fixture, workdir))
     with tempfile.TemporaryDirectory(dir=workdir) as scratch:
         for name, data in artifacts.items():
             path = Path(scratch) / name

@@ -91,11 +91,7 @@ class LibraryAdapter:
         self.reset()
 
     def describe(self) -> dict[str, Any]:
-        try:
-            found = version("dsh-session")
-        except PackageNotFoundError:  # pragma: no cover - running from a source tree
-            found = "unknown"
-        return {"name": "dsh-session", "version": found, "language": "python"}
+        return {"name": "dsh-session", "version": _version(), "language": "python"}
 
     def reset(self) -> None:
         self.clock = _Clock()
@@ -309,6 +305,19 @@ class LibraryAdapter:
 
     def op_persist_close(self, args: dict[str, Any]) -> None:
         self._backend(args).close()
+
+
+_VERSION: list[str] = []
+
+
+def _version() -> str:
+    """The installed version of dsh-session (looked up once: the lookup scans every distribution)."""
+    if not _VERSION:
+        try:
+            _VERSION.append(version("dsh-session"))
+        except PackageNotFoundError:  # pragma: no cover - running from a source tree
+            _VERSION.append("unknown")
+    return _VERSION[0]
 
 
 def _int(value: Any, what: str) -> int:

@@ -225,9 +225,7 @@ class Runner:
     # -- one case ----------------------------------------------------------------------------
 
     def run_case(self, case: Case) -> Outcome:
-        def outcome(status: str, message: str = "", step: int | None = None) -> Outcome:
-            return Outcome(case.id, case.area, case.profile, status, message, step)
-
+        outcome = _Outcomes(case)
         if self._start_failures >= 3:
             return outcome("error", "the adapter failed to start three times; not tried again")
         try:
@@ -249,9 +247,7 @@ class Runner:
             self.adapter.restart()
             return outcome("error", f"adapter {failure.kind}: {failure.message}")
 
-    def _steps(
-        self, case: Case, workspace: Workspace, deadline: float, outcome: Callable[..., Outcome]
-    ) -> Outcome:
+    def _steps(self, case: Case, workspace: Workspace, deadline: float, outcome: _Outcomes) -> Outcome:
         pending: tuple[str, int] | None = None
         for index, step in enumerate(case.steps):
             try:
@@ -299,6 +295,17 @@ class Runner:
                 )
             pending = (expect.code, expect.by)
         return outcome("pass")
+
+
+class _Outcomes:
+    """Makes the outcomes of one case."""
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+
+    def __call__(self, status: str, message: str = "", step: int | None = None) -> Outcome:
+        case = self.case
+        return Outcome(case.id, case.area, case.profile, status, message, step)
 
 
 def _error_text(reply: Reply) -> str:

@@ -555,8 +555,7 @@ def jsonl_files() -> list[Scenario]:
             close(),
             sql(
                 where("sqlite"),
-                "INSERT INTO events VALUES "
-                "('s', 8, 'assistant/chunk', 99, '{not valid json', NULL, NULL)",
+                "INSERT INTO events VALUES ('s', 8, 'assistant/chunk', 99, '{not valid json', NULL, NULL)",
             ),
             open_("sqlite", where("sqlite"), backend="again"),
             load("s", backend="again"),
