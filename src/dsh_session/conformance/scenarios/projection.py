@@ -20,7 +20,16 @@ from dsh_session.conformance.notation import (
     log,
     replace,
 )
-from dsh_session.conformance.scenario import Scenario, event_message, messages, new, scenario
+from dsh_session.conformance.scenario import (
+    Scenario,
+    append,
+    event_message,
+    events,
+    messages,
+    new,
+    scenario,
+    surface,
+)
 
 EVENT = "dsh_spec.projection.derive_event_message"
 HISTORY = "dsh_spec.projection.derive_messages"
@@ -127,6 +136,101 @@ def scenarios() -> list[Scenario]:
             "core",
             new(log(TS(1), ST(1))),
             messages(),
+        ),
+        scenario(
+            "projection.steering-ignores-envelope",
+            "A steering message is tagged even when it says envelope raw",
+            [EVENT, "core.md §1.10"],
+            "core",
+            new(log(TS(1), D(ST(1), envelope="raw"))),
+            messages(),
+        ),
+        scenario(
+            "projection.context-envelope-context",
+            'A context message with envelope "context" is tagged like one without',
+            [EVENT, "core.md §1.10", "core.md §6.1"],
+            "core",
+            new(log(TS(1), CTX("a", envelope="context"), CTX("a"))),
+            event_message(1),
+            event_message(2),
+        ),
+        scenario(
+            "projection.source-kind-is-json-text",
+            "The tag's source is the JSON text of source.kind: quotes and backslashes escaped",
+            [EVENT, "dsh_spec.json_value.js_string", "core.md §1.10", "core.md §0.4"],
+            "core",
+            new(log(TS(1), CTX("a", kind='plug"in\\x'), ST(1, kind="\u00e9"))),
+            messages(),
+        ),
+        scenario(
+            "projection.unknown-blocks-pass-through",
+            "Content blocks of unknown types reach the message unchanged",
+            [EVENT, "core.md §1.2"],
+            "core",
+            new(log(TS(1), D(U("a"), content=[{"type": "image", "url": "x", "meta": {"k": [1]}}]))),
+            messages(),
+        ),
+        scenario(
+            "projection.fields-that-never-reach-a-message",
+            "usage, turn, step, error and meta stay out of the messages",
+            [EVENT, "core.md §1.10"],
+            "core",
+            new(
+                log(
+                    TS(1),
+                    SS(1, 1),
+                    D(A(1, 1, "c1"), usage={"inputTokens": 3, "outputTokens": 4}),
+                    TC(1, 1, "c1"),
+                    D(TR(1, 1, "c1", error=True), error={"name": "E", "code": "x"}, meta={"ms": 5}),
+                )
+            ),
+            messages(),
+        ),
+        scenario(
+            "projection.todo-write-not-on-surface",
+            "todo/write is logged but never on the surface (reference tests 26-28)",
+            [HISTORY, "core.md §11 #26", "core.md §11 #27", "core.md §11 #28"],
+            "core",
+            new(log(TS(1), U("a"), EV("todo/write", {"todos": [{"content": "x", "status": "pending"}]}))),
+            surface(),
+            messages(),
+            events(),
+        ),
+        scenario(
+            "projection.max-tokens-reason-round-trips",
+            "A turn/end with reason max-tokens is logged unchanged (reference test 2)",
+            [HISTORY, "core.md §11 #2"],
+            "core",
+            new(log(TS(1), U("a"), TE(1, {"kind": "max-tokens"}))),
+            events(),
+        ),
+        scenario(
+            "projection.replay-equals-incremental",
+            "The history derived while appending equals the history of a session seeded with the same log "
+            "(reference tests 5, 58, 67)",
+            [HISTORY, "core.md §6.2", "core.md §11 #58"],
+            "core",
+            new(log(TS(1), U("a"))),
+            messages(),
+            append(SS(1, 1), time=2000),
+            append(A(1, 1, "c1"), time=2001),
+            messages(),
+            append(TC(1, 1, "c1"), time=2002),
+            append(TR(1, 1, "c1"), time=2003),
+            append(replace(U("summary"), 1, 3, 1, 3), time=2004),
+            messages(),
+            new(
+                [
+                    *log(TS(1), U("a")),
+                    *[
+                        {**r, "seq": i + 2, "time": 2000 + i}
+                        for i, r in enumerate(log(SS(1, 1), A(1, 1, "c1"), TC(1, 1, "c1"), TR(1, 1, "c1")))
+                    ],
+                    {**replace(U("summary"), 1, 3, 1, 3), "seq": 6, "time": 2004},
+                ],
+                session="replay",
+            ),
+            messages("replay"),
         ),
         scenario(
             "projection.replace-shows-only-replacement",
