@@ -338,11 +338,14 @@ def _seed_records() -> list[Scenario]:
     ]
     out = []
     for name, title, records, code, profile in bad:
+        refs = (SEED, RECORD, "core.md §4", "docs/errors.md " + code.value)
+        if name == "seq-gap":
+            refs = (*refs, "core.md §11 #11")
         out.append(
             scenario(
                 f"admission.seed-{name}",
                 f"{title} is refused with {code.value}",
-                (SEED, RECORD, "core.md §4", "docs/errors.md " + code.value),
+                refs,
                 profile,
                 new(records).fails(code),
             )

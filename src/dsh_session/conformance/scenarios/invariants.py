@@ -828,6 +828,13 @@ def scenarios() -> list[Scenario]:
     return out
 
 
+def _seed_tests(code: Code) -> tuple[str, ...]:
+    """The reference's seed tests a plain-seed case transcribes (core.md §11)."""
+    return {Code.MISSING_SURFACE_OP: ("core.md §11 #12",), Code.NON_JSON_DATA: ("core.md §11 #10",)}.get(
+        code, ()
+    )
+
+
 def _plain_seed(item: Row) -> Scenario | None:
     """Seeding a plain session: refused for admission rules, accepted for structural ones."""
     records = list(item.records)
@@ -859,7 +866,7 @@ def _plain_seed(item: Row) -> Scenario | None:
         f"admission.seed-{item.name}",
         f"{item.title}: a plain seed is refused with {item.code.value}"
         + (" by the first surface read at the latest" if lazy else ""),
-        (SEED, "dsh_spec.validation.admit", *item.refs),
+        (SEED, "dsh_spec.validation.admit", *item.refs, *_seed_tests(item.code)),
         profile,
         *steps,
     )

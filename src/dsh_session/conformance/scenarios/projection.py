@@ -208,7 +208,7 @@ def scenarios() -> list[Scenario]:
             "projection.replay-equals-incremental",
             "The history derived while appending equals the history of a session seeded with the same log "
             "(reference tests 5, 58, 67)",
-            [HISTORY, "core.md §6.2", "core.md §11 #58"],
+            [HISTORY, "core.md §6.2", "core.md §11 #5", "core.md §11 #58", "core.md §11 #67"],
             "core",
             new(log(TS(1), U("a"))),
             messages(),

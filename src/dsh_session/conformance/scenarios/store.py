@@ -200,7 +200,7 @@ def store_scenarios() -> list[Scenario]:
         scenario(
             "store.enter-and-remove",
             "A session entered directly is live until removed (test 19)",
-            (STORE, "core.md §7.3", "core.md §11 #19"),
+            (STORE, "core.md §7.3", "core.md §11 #19", "core.md §11 #24"),
             "core",
             new([], id="manual"),
             enter(),

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dsh_session.conformance.notation import AE, CTX, SE, SS, ST, TE, TR, TS, A, U, X, log, replace
+from dsh_session.conformance.notation import AE, CH, CTX, SE, SS, ST, TE, TR, TS, A, U, X, log, replace
 from dsh_session.conformance.scenario import (
     Scenario,
     append,
+    event_message,
     events,
     generation,
     invalidate,
@@ -65,6 +66,39 @@ def scenarios() -> list[Scenario]:
             append(TR(1, 1, "c1")),
             surface().gives([node(1, None, 3), node(3, 1, 4), node(4, 3, None)]),
             messages(),
+        ),
+        scenario(
+            "surface.seeded-replay",
+            "A session seeded with a log holding markers has its surface and history (reference test 34)",
+            [STEP, "core.md §11 #34", "core.md §11 #5"],
+            "core",
+            new(log(TS(1), U("hello"), SS(1, 1), A(1, 1, "c1"), TR(1, 1, "c1"))),
+            surface().gives([node(1, None, 3), node(3, 1, 4), node(4, 3, None)]),
+            messages(),
+        ),
+        scenario(
+            "surface.markers-drive-the-history",
+            "With surface markers the history is the user and assistant nodes (reference test 44)",
+            [FOLD, "dsh_spec.projection.derive_messages", "core.md §11 #44"],
+            "core",
+            new(log(TS(1), U("hello"), SS(1, 1), CH(1, 1), A(1, 1, say="hi"), SE(1, 1), TE(1))),
+            messages().gives(
+                [
+                    {"role": "user", "content": [{"type": "text", "text": "hello"}]},
+                    {"role": "assistant", "content": [{"type": "text", "text": "hi"}]},
+                ]
+            ),
+        ),
+        scenario(
+            "surface.replace-rebuilds-history",
+            "A replace rebuilds the history: two messages become one (reference tests 59, 62)",
+            [FOLD, "core.md §6.2", "core.md §11 #59", "core.md §11 #62"],
+            "core",
+            new(log(U("a"), U("b"))),
+            messages(),
+            append(replace(U("both"), 0, 1, 0, 1)),
+            messages(),
+            event_message(2),
         ),
         scenario(
             "surface.replace-whole-range",
@@ -189,7 +223,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.invalidate-refolds",
             "invalidate keeps the nodes and raises the generation by one plus the replaces refolded",
-            ["core.md §5.5", "core.md §11 #31", "core.md §11 #57", "core.md §12 B13"],
+            ["core.md §5.5", "core.md §11 #31", "core.md §11 #57", "core.md §11 #61", "core.md §12 B13"],
             "core",
             new(log(TS(1), U("a"), U("b"), replace(U("s"), 1, 2, 1, 2), U("c"))),
             generation().gives(1),

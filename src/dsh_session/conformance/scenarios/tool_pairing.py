@@ -82,7 +82,7 @@ def scenarios() -> list[Scenario]:
             FIXTURE,
             3,
             True,
-            ("core.md §11 #99",),
+            ("core.md §11 #99", "core.md §11 #104"),
         ),
         cut(
             "start-before-result",
