@@ -208,6 +208,7 @@ def test_out_of_scope_and_unknown_rules_are_refused() -> None:
 
 
 def test_list_rules_names_every_code() -> None:
-    result = CliRunner().invoke(main, ["fixtures", "generate", "--list-rules", "--out", "unused"])
+    result = CliRunner().invoke(main, ["fixtures", "generate", "--list-rules"])
     assert result.exit_code == 0
     assert {line.split(":")[0] for line in result.output.splitlines()} == {code.value for code in Code}
+    assert CliRunner().invoke(main, ["fixtures", "generate"]).exit_code == 2

@@ -150,12 +150,10 @@ def fixtures() -> None:
     show_default=True,
     help="Conformance cases (a runnable mini-suite), JSONL session stores, or SQLite databases.",
 )
-@click.option(
-    "--out", "out_dir", type=click.Path(file_okay=False), required=True, help="The output directory."
-)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), help="The output directory (required).")
 @click.option("--list-rules", is_flag=True, help="List the rules fixtures can break, and those out of scope.")
 def fixtures_generate(
-    seed: int, count: int, rules: tuple[str, ...], output: str, out_dir: str, list_rules: bool
+    seed: int, count: int, rules: tuple[str, ...], output: str, out_dir: str | None, list_rules: bool
 ) -> None:
     """Write fixtures, each invalid one breaking exactly ONE rule (checked against the spec).
 
@@ -170,6 +168,8 @@ def fixtures_generate(
         for code, why in OUT_OF_SCOPE.items():
             click.echo(f"{code.value}: out of scope: {why}")
         return
+    if out_dir is None:
+        raise click.UsageError("--out DIR is required")
     out = Path(out_dir)
     try:
         made = generate(seed, count, rules or None, format=output)

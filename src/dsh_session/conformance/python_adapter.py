@@ -274,7 +274,10 @@ class LibraryAdapter:
 
     def op_persist_open(self, args: dict[str, Any]) -> None:
         kind = args["kind"]
-        timeout = args.get("lockTimeout", 5.0)
+        raw_timeout = args.get("lockTimeout", 5.0)
+        if type(raw_timeout) not in (int, float):
+            raise Unsupported(f"lockTimeout must be a number of seconds, got {raw_timeout!r}")
+        timeout = float(raw_timeout)
         backend: SessionBackend
         if kind == "jsonl":
             backend = JsonlBackend(args["path"], lock_timeout=timeout)
