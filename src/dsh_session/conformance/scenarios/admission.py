@@ -338,7 +338,7 @@ def _seed_records() -> list[Scenario]:
     ]
     out = []
     for name, title, records, code, profile in bad:
-        refs = (SEED, RECORD, "core.md §4", "docs/errors.md " + code.value)
+        refs: tuple[str, ...] = (SEED, RECORD, "core.md §4", "docs/errors.md " + code.value)
         if name == "seq-gap":
             refs = (*refs, "core.md §11 #11")
         out.append(
