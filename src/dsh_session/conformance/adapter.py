@@ -5,8 +5,8 @@ args)`` returns a JSON value or raises. :class:`InProcessAdapter` drives a
 handler directly; :class:`SubprocessAdapter` drives any program that speaks
 the JSON-lines protocol (:mod:`.protocol`) -- with a deadline on every reply,
 and a clear :class:`AdapterFailure` when the program crashes, hangs or writes
-something that is not a reply. :func:`serve` is the other end: it runs a
-handler as an adapter program.
+something that is not a reply. :func:`reply_for` turns a handler's outcome
+into a reply (the example adapter program uses it too).
 """
 
 from __future__ import annotations
@@ -17,12 +17,10 @@ import os
 import queue
 import shlex
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any, Protocol, runtime_checkable
 
@@ -327,50 +325,3 @@ def _parse_reply(line: bytes, request_id: int, op: str) -> Reply:
     if code is not None and type(code) is not str:
         raise AdapterFailure("protocol", f"error code must be a string or null, got {shown!r}")
     return Reply("error", code=code, message=error.get("message", ""))
-
-
-# -- the adapter side ------------------------------------------------------------------------
-
-
-def serve(
-    handler: Handler,
-    stdin: IO[str] | None = None,
-    stdout: IO[str] | None = None,
-    *,
-    decode: Callable[[str], Any] = json.loads,
-) -> None:
-    """Run ``handler`` as an adapter program: read requests, write replies, until ``bye`` or EOF."""
-    source = stdin if stdin is not None else sys.stdin
-    sink = stdout if stdout is not None else sys.stdout
-    for line in source:
-        if not line.strip():
-            continue
-        request = decode(line)
-        request_id, op, args = request.get("id"), request.get("op"), request.get("args") or {}
-        if op == "hello":
-            answer: dict[str, Any] = {
-                "ok": {"protocol": PROTOCOL_VERSION, "implementation": handler.describe()}
-            }
-        elif op == "reset":
-            handler.reset()
-            answer = {"ok": None}
-        elif op == "bye":
-            sink.write(json.dumps({"id": request_id, "ok": None}) + "\n")
-            sink.flush()
-            return
-        else:
-            reply = reply_for(handler, op, args)
-            if reply.kind == "ok":
-                answer = {"ok": reply.value}
-            elif reply.kind == "unsupported":
-                answer = {"unsupported": reply.message}
-            else:
-                answer = {"error": {"code": reply.code, "message": reply.message}}
-        try:
-            text = json.dumps({"id": request_id, **answer}, ensure_ascii=True, allow_nan=False)
-        except (TypeError, ValueError) as error:
-            text = json.dumps(
-                {"id": request_id, "error": {"code": None, "message": f"the result is not JSON: {error}"}}
-            )
-        sink.write(text + "\n")
-        sink.flush()
