@@ -20,3 +20,7 @@ from dsh_session.cli import surface as _surface  # noqa: F401
 from dsh_session.cli import validate as _validate  # noqa: F401
 
 __all__ = ["main"]
+
+# isort: split
+# -- conformance block: conformance run / generate, fixtures generate ----------------
+from dsh_session.cli import conformance as _conformance  # noqa: F401
