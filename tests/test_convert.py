@@ -19,6 +19,8 @@ from dsh_session import (
     SqliteBackend,
     StoredSession,
     copy_sessions,
+    freeze,
+    thaw,
 )
 from tests.logs import LogBuilder, header, one_turn_log
 
@@ -104,6 +106,40 @@ def test_a_copy_that_does_not_load_back_equal_is_reported(damage: str, seq: int 
     assert raised.value.session_id == "a"
     assert raised.value.seq == seq
     assert "'a'" in raised.value.message
+
+
+class _Booleans(MemoryBackend):
+    """A backend that reads a boolean back as a number: ``true`` becomes ``1``."""
+
+    def load(self, session_id: str, *, close_turn: bool = True) -> StoredSession:
+        header, events = super().load(session_id, close_turn=close_turn)
+        return StoredSession(header, tuple(_numbers_for_booleans(event) for event in events))
+
+
+def _numbers_for_booleans(event: Event) -> Event:
+    def swap(value: object) -> object:
+        if type(value) is bool:
+            return int(value)
+        if isinstance(value, dict):
+            return {key: swap(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [swap(item) for item in value]
+        return value
+
+    data = freeze(swap(thaw(event.data)))
+    return Event(event.type, event.seq, event.time, data, event.source_event_seqs, event.surface_op)
+
+
+def test_a_boolean_read_back_as_a_number_is_a_mismatch() -> None:
+    builder = LogBuilder("b")
+    builder.turn_start(1)
+    builder.add("todo/write", {"todos": [{"text": "x", "done": True}]})
+    source = MemoryBackend()
+    source.create(header("b"))
+    source.append("b", builder.events)
+    with pytest.raises(CopyMismatchError) as raised:
+        copy_sessions(source, _Booleans())
+    assert raised.value.seq == 1  # Python's == says True == 1; JSON does not
 
 
 def test_without_verify_nothing_is_loaded_back() -> None:
