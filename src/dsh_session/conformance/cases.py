@@ -54,6 +54,7 @@ AREAS: Final = (
     "store",
     "fork",
     "persistence",
+    "coordinator",
     "fixtures",
 )
 
@@ -61,7 +62,7 @@ AREAS: Final = (
 FORMAT_MAJOR: Final = 1
 
 #: The version of the suite this code generates (``conformance/VERSION``).
-SUITE_VERSION: Final = "1.0.0"
+SUITE_VERSION: Final = "1.1.0"
 
 ID_PATTERN: Final = re.compile(r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$")
 _CODES = frozenset(code.value for code in Code)

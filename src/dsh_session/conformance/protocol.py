@@ -16,7 +16,10 @@ session, store and backend), ``bye`` asks the adapter to exit.
 
 Values in ``args`` are plain JSON except one placeholder: an object whose only
 key is ``"$nonjson"`` stands for a value no JSON text can spell, which the
-adapter builds in its own language (see :data:`NONJSON_KINDS`).
+adapter builds in its own language (see :data:`NONJSON_KINDS`). The runner
+resolves its own placeholders (``$artifact``, ``$scratch``: paths; ``$port``:
+a loopback port where the runner plays a server, see :data:`PORT_KINDS`)
+before a request is sent.
 
 :data:`OPS` is the vocabulary: every operation a case may use, with its
 arguments and result. Operations named ``runner.*`` are carried out by the
@@ -41,6 +44,14 @@ NONJSON_KINDS: Final = ("nan", "infinity", "-infinity", "cycle", "integer:<digit
 #: Placeholders the runner resolves to paths before a request is sent.
 ARTIFACT_KEY: Final = "$artifact"
 SCRATCH_KEY: Final = "$scratch"
+PORT_KEY: Final = "$port"
+
+#: The kinds of ``{"$port": kind}``: a TCP port on 127.0.0.1 where, until the case ends,
+#: nothing accepts connections (``closed``), or the runner plays a PostgreSQL server that
+#: refuses every login (``pg-refuses-credentials``: SQLSTATE 28P01 in answer to the startup
+#: message) or that lets a client log in and drops the connection at its first query
+#: (``pg-drops-connection``).
+PORT_KINDS: Final = ("closed", "pg-refuses-credentials", "pg-drops-connection")
 
 
 class Op(NamedTuple):
@@ -55,9 +66,10 @@ def _ops(*ops: Op) -> dict[str, Op]:
     return {op.name: op for op in ops}
 
 
-#: Every operation a case may use. ``session`` / ``store`` / ``backend`` / ``observer``
-#: arguments name handles the adapter keeps until the next ``reset`` (defaults: "s", "main",
-#: "db", "o"). ``time`` is the clock reading the operation must use, in milliseconds.
+#: Every operation a case may use. ``session`` / ``store`` / ``backend`` / ``observer`` /
+#: ``coordinator`` arguments name handles the adapter keeps until the next ``reset`` (defaults:
+#: "s", "main", "db", "o", "c"). ``time`` is the clock reading the operation must use, in
+#: milliseconds.
 OPS: Final = _ops(
     # -- control ----------------------------------------------------------------------------
     Op("hello", "{protocol}", "{protocol, implementation: {name, version, language}}"),
@@ -114,7 +126,8 @@ OPS: Final = _ops(
     # -- persistence ------------------------------------------------------------------------
     Op(
         "persist.open",
-        "{backend?, kind: 'jsonl' | 'sqlite' | 'memory', path?, lockTimeout?: seconds}",
+        "{backend?, kind: 'jsonl' | 'sqlite' | 'memory', path?, lockTimeout?: seconds} | "
+        "{backend?, kind: 'postgres', host, port, user, database, password?, connectTimeout?: seconds}",
         "null",
     ),
     Op("persist.create", "{backend?, header}", "null"),
@@ -122,6 +135,30 @@ OPS: Final = _ops(
     Op("persist.load", "{backend?, id, session?}", "{header, events}; binds the session"),
     Op("persist.list", "{backend?}", "[header] sorted by id"),
     Op("persist.close", "{backend?}", "null"),
+    Op(
+        "persist.copy",
+        "{src: backend, dst: backend, ids?: [id], verify?: bool}",
+        "[id] copied, in order (default: every session src lists; verify defaults to true)",
+    ),
+    Op(
+        "persist.verify",
+        "{src: backend, dst: backend, ids?: [id]}",
+        "[id] compared: each loads from dst as it loads from src",
+    ),
+    # -- the write coordinator --------------------------------------------------------------
+    Op(
+        "coord.attach",
+        "{coordinator?, store?, backend?, flushOn?: [type], maxPending?: int | null}",
+        "null; persist the store's sessions in the backend (defaults: the library's)",
+    ),
+    Op("coord.flush", "{coordinator?, session?}", "null, once every event of the session is durable"),
+    Op("coord.flush_all", "{coordinator?}", "null"),
+    Op("coord.flushed", "{coordinator?, session?}", "int: how many of the session's events are durable"),
+    Op("coord.refused", "{coordinator?}", "[{id, code}] live sessions that could not be bound, by id"),
+    Op("coord.load", "{coordinator?, id}", "{header, events}: the stored session, repaired"),
+    Op("coord.resume", "{coordinator?, id, session?}", "the resumed live session's header"),
+    Op("coord.release", "{coordinator?, session?, discard?: bool}", "null"),
+    Op("coord.close", "{coordinator?}", "null"),
     # -- carried out by the runner ----------------------------------------------------------
     Op("runner.read", "{path, file}", "the file's text (invalid UTF-8 as \\xNN)"),
     Op("runner.files", "{path}", "[relative path] of every file under path, sorted"),

@@ -23,6 +23,7 @@ from dsh_session import (
     JsonlBackend,
     MemoryBackend,
     NotJsonError,
+    PersistenceCoordinator,
     Replace,
     Session,
     SessionBackend,
@@ -33,6 +34,7 @@ from dsh_session import (
     StoreObserver,
     apply_header_delta,
     check_log,
+    copy_sessions,
     diff_header,
     freeze,
     header_equals,
@@ -41,6 +43,7 @@ from dsh_session import (
     region_balanced,
     thaw,
     tool_pairing_balanced,
+    verify_copy,
 )
 from dsh_session.conformance.adapter import CodedError, Unsupported
 from dsh_session.conformance.protocol import decode_args
@@ -99,6 +102,7 @@ class LibraryAdapter:
         self.stores: dict[str, _StoreState] = {}
         self.backends: dict[str, SessionBackend] = {}
         self.observers: dict[str, _Recorder] = {}
+        self.coordinators: dict[str, PersistenceCoordinator] = {}
 
     def classify(self, error: Exception) -> CodedError | None:
         if isinstance(error, DshSessionError):
@@ -285,6 +289,8 @@ class LibraryAdapter:
             backend = SqliteBackend(args["path"], busy_timeout=timeout)
         elif kind == "memory":
             backend = MemoryBackend()
+        elif kind == "postgres":
+            backend = _postgres(args)
         else:
             raise Unsupported(f"no backend kind {kind!r}")
         self.backends[args.get("backend", "db")] = backend
@@ -309,6 +315,59 @@ class LibraryAdapter:
     def op_persist_close(self, args: dict[str, Any]) -> None:
         self._backend(args).close()
 
+    def op_persist_copy(self, args: dict[str, Any]) -> Any:
+        src, dst = self._backend({"backend": args["src"]}), self._backend({"backend": args["dst"]})
+        return copy_sessions(src, dst, args.get("ids"), verify=args.get("verify", True) is not False)
+
+    def op_persist_verify(self, args: dict[str, Any]) -> Any:
+        src, dst = self._backend({"backend": args["src"]}), self._backend({"backend": args["dst"]})
+        return verify_copy(src, dst, args.get("ids"))
+
+    # -- the write coordinator ---------------------------------------------------------------
+
+    def _coordinator(self, args: Mapping[str, Any]) -> PersistenceCoordinator:
+        name = args.get("coordinator", "c")
+        if name not in self.coordinators:
+            raise Unsupported(f"no coordinator named {name!r}")
+        return self.coordinators[name]
+
+    def op_coord_attach(self, args: dict[str, Any]) -> None:
+        options: dict[str, Any] = {}
+        if "flushOn" in args:
+            options["flush_on"] = args["flushOn"]
+        if "maxPending" in args:
+            options["max_pending"] = args["maxPending"]
+        coordinator = PersistenceCoordinator(self._store(args).store, self._backend(args), **options)
+        self.coordinators[args.get("coordinator", "c")] = coordinator
+
+    def op_coord_flush(self, args: dict[str, Any]) -> None:
+        self._coordinator(args).flush(self._session(args))
+
+    def op_coord_flush_all(self, args: dict[str, Any]) -> None:
+        self._coordinator(args).flush_all()
+
+    def op_coord_flushed(self, args: dict[str, Any]) -> Any:
+        return self._coordinator(args).flushed(self._session(args))
+
+    def op_coord_refused(self, args: dict[str, Any]) -> Any:
+        refused = self._coordinator(args).refused
+        return [{"id": sid, "code": _code(refused[sid])} for sid in sorted(refused)]
+
+    def op_coord_load(self, args: dict[str, Any]) -> Any:
+        stored = self._coordinator(args).load(args["id"])
+        return {"header": stored.header.to_json(), "events": [event.to_json() for event in stored.events]}
+
+    def op_coord_resume(self, args: dict[str, Any]) -> Any:
+        session = self._coordinator(args).resume(args["id"])
+        self.sessions[args.get("session", "s")] = session
+        return session.header.to_json()
+
+    def op_coord_release(self, args: dict[str, Any]) -> None:
+        self._coordinator(args).release(self._session(args), discard=args.get("discard") is True)
+
+    def op_coord_close(self, args: dict[str, Any]) -> None:
+        self._coordinator(args).close()
+
 
 _VERSION: list[str] = []
 
@@ -331,6 +390,35 @@ def _int(value: Any, what: str) -> int:
 
 def _finite(value: int | float) -> bool:
     return type(value) is not float or math.isfinite(value)
+
+
+def _code(error: Exception) -> str | None:
+    return str(error.code) if isinstance(error, DshSessionError) else None
+
+
+def _postgres(args: Mapping[str, Any]) -> SessionBackend:
+    """A PostgreSQL backend for ``{host, port, user, database, password?, connectTimeout?}``."""
+    try:
+        from dsh_session import PostgresBackend
+    except ImportError as error:  # pragma: no cover - psycopg missing
+        raise Unsupported(f"no PostgreSQL backend here: {error}") from None
+    parts = {"host": args["host"], "port": args["port"], "user": args["user"], "dbname": args["database"]}
+    if "password" in args:
+        parts["password"] = args["password"]
+    dsn = " ".join(f"{key}={_conninfo_value(value)}" for key, value in parts.items())
+    timeout = args.get("connectTimeout", 10)
+    if type(timeout) not in (int, float):
+        raise Unsupported(f"connectTimeout must be a number of seconds, got {timeout!r}")
+    try:
+        return PostgresBackend(dsn, connect_timeout=float(timeout))
+    except ImportError as error:  # pragma: no cover - psycopg missing
+        raise Unsupported(f"no PostgreSQL backend here: {error}") from None
+
+
+def _conninfo_value(value: Any) -> str:
+    """A libpq connection-string value: quoted, backslashes and quotes escaped."""
+    text = str(value)
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _header(raw: Mapping[str, Any]) -> SessionHeader:

@@ -6,9 +6,11 @@ function (``check_seed``, ``validate_append``, ``fold_surface``,
 ``derive_messages``, ``check_log``, ``interrupted_turn_closers``,
 ``fork_seed``, the request-header codec, ...). What the spec leaves to the
 API -- handles, the store's ids and observers, the replace generation's
-``invalidate`` offset -- is modelled here in a few lines each, from
-``docs/errors.md`` and ``docs/deviations.md``; the stores on disk are
-modelled in :mod:`.spec_persistence`.
+``invalidate`` offset -- is modelled in a few lines each, from
+``docs/errors.md`` and ``docs/deviations.md``: the store in
+:mod:`.spec_store`, the stores on disk in :mod:`.spec_persistence`, the write
+coordinator in :mod:`.spec_coordinator`, PostgreSQL connections in
+:mod:`.spec_postgres`.
 
 The generator runs every scenario through this adapter to write the
 expected values of the suite.
@@ -17,186 +19,41 @@ expected values of the suite.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import dsh_spec
 from dsh_session.conformance.adapter import CodedError, Unsupported
 from dsh_session.conformance.protocol import decode_args
+from dsh_session.conformance.spec_coordinator import (
+    DEFAULT_FLUSH_ON,
+    DEFAULT_MAX_PENDING,
+    SpecCoordinator,
+)
+from dsh_session.conformance.spec_persistence import ModelBackend, copy_sessions, verify_copy
+from dsh_session.conformance.spec_postgres import open_postgres
+from dsh_session.conformance.spec_store import (
+    Recorder,
+    SpecSession,
+    SpecStore,
+    checked,
+    make_header,
+)
 from dsh_spec import (
     ABSENT,
     Draft,
-    Event,
-    Rejection,
     check_log,
     check_seed,
     check_seed_with_invariants,
     closer_json,
     derive_event_message,
     derive_messages,
-    event_json,
     fold_request_header,
     fold_surface,
     interrupted_turn_closers,
     region_balanced,
     surface_nodes,
     tool_pairing_balanced,
-    validate_append,
-    validate_append_with_invariants,
 )
-from dsh_spec.codes import Code
-
-
-class Rejected(CodedError):
-    """A spec rejection, as an error of the protocol."""
-
-    def __init__(self, rejection: Rejection) -> None:
-        super().__init__(rejection.code.value, rejection.message)
-
-
-def refuse(code: Code, message: str) -> CodedError:
-    return CodedError(code.value, message)
-
-
-def checked(value: Any) -> Any:
-    """``value``, or raise it when it is a :class:`Rejection`."""
-    if isinstance(value, Rejection):
-        raise Rejected(value)
-    return value
-
-
-@dataclass
-class SpecSession:
-    """A session: its header, its log, and the ``invalidate`` offset of its generation."""
-
-    id: str
-    header: dict[str, Any]
-    log: tuple[Event, ...] = ()
-    invariants: bool = False
-    offset: int = 0
-    orders: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    store: SpecStore | None = None
-
-    def record(self, event: Event) -> dict[str, Any]:
-        """The event's JSON record, keys in the order it was written."""
-        record = event_json(event)
-        order = self.orders.get(event.seq)
-        if order is None:
-            return record
-        return {key: record[key] for key in order if key in record}
-
-    def append(self, draft: Draft) -> Event:
-        check = validate_append_with_invariants if self.invariants else validate_append
-        event = checked(check(self.log, draft))
-        assert isinstance(event, Event)
-        self.log = (*self.log, event)
-        if self.store is not None:
-            self.store.heard_event(self, event)
-        return event
-
-
-class Recorder:
-    """An observer: what it heard, and where it was told to fail."""
-
-    def __init__(self, fail: Any) -> None:
-        self.fail = fail
-        self.heard: list[list[Any]] = []
-
-
-class SpecStore:
-    """The session store's rules (``docs/errors.md``: store block; ``docs/deviations.md`` D-S1..D-S5)."""
-
-    def __init__(self) -> None:
-        self.live: dict[str, SpecSession] = {}
-        self.counter = 0
-        self.observers: list[Recorder] = []
-        self.errors: list[dict[str, Any]] = []
-
-    def create(self, session_id: Any, seed: list[Any], meta: Mapping[str, Any], time: int) -> SpecSession:
-        minted = None
-        if session_id is None:
-            minted = self.counter + 1
-            while f"session-{minted}" in self.live:
-                minted += 1
-            session_id = f"session-{minted}"
-        if session_id in self.live:
-            raise refuse(Code.SESSION_ALREADY_EXISTS, f'session "{session_id}" already exists')
-        check_cwd(session_id, meta.get("cwd"))
-        events = checked(check_seed(seed))
-        header = make_header(session_id, time, meta)
-        session = SpecSession(session_id, header, events)
-        if minted is not None:
-            self.counter = minted
-        self.enter(session)
-        failed = self.announce(session)
-        if failed:
-            self.remove(session)
-            raise refuse(Code.OBSERVER_FAILED, f'session_created of session "{session_id}" failed')
-        return session
-
-    def enter(self, session: SpecSession) -> None:
-        if session.id in self.live:
-            raise refuse(Code.SESSION_ALREADY_EXISTS, f'session "{session.id}" already exists')
-        if session.store is not None:
-            raise refuse(
-                Code.SESSION_ALREADY_ENTERED, f'session "{session.id}" is already entered in a store'
-            )
-        check_cwd(session.id, session.header.get("cwd"))
-        self.live[session.id] = session
-        session.store = self
-
-    def remove(self, session: SpecSession) -> bool:
-        if self.live.get(session.id) is not session:
-            return False
-        del self.live[session.id]
-        session.store = None
-        return True
-
-    def announce(self, session: SpecSession) -> bool:
-        failed = False
-        for observer in self.observers:
-            observer.heard.append(["created", session.id])
-            failed = failed or observer.fail == "created"
-        return failed
-
-    def heard_event(self, session: SpecSession, event: Event) -> None:
-        failed = False
-        for observer in self.observers:
-            observer.heard.append(["event", session.id, event.seq])
-            failed = failed or observer.fail == "event"
-        if failed:
-            self.errors.append({"code": Code.OBSERVER_FAILED.value, "session": session.id, "seq": event.seq})
-
-    def fork(self, source: str | SpecSession, boundary: Any, child_id: Any, time: int) -> SpecSession:
-        if child_id is not None and child_id in self.live:
-            raise refuse(Code.SESSION_ALREADY_EXISTS, f'session "{child_id}" already exists')
-        sid = source if isinstance(source, str) else source.id
-        parent = self.live.get(sid)
-        if parent is None:
-            raise refuse(Code.SESSION_NOT_FOUND, f'session "{sid}" not found')
-        if not isinstance(source, str) and parent is not source:
-            raise refuse(Code.SESSION_NOT_LIVE, f'session "{sid}" is not the live store instance')
-        seed = checked(dsh_spec.fork_seed(parent.log, boundary, sid))
-        meta: dict[str, Any] = {"parentSession": parent.id, "seedLength": len(seed)}
-        if "cwd" in parent.header:
-            meta["cwd"] = parent.header["cwd"]
-        return self.create(child_id, [event_json(event) for event in seed], meta, time)
-
-
-def check_cwd(session_id: str, cwd: Any) -> None:
-    if cwd is not None and not (type(cwd) is str and cwd.startswith("/")):
-        raise refuse(
-            Code.CWD_NOT_ABSOLUTE, f'session "{session_id}": cwd must be an absolute path, got {cwd!r}'
-        )
-
-
-def make_header(session_id: str, created_at: int, meta: Mapping[str, Any]) -> dict[str, Any]:
-    """A session header in the reference's key order; absent fields left out."""
-    header: dict[str, Any] = {"version": 0, "id": session_id, "createdAt": created_at}
-    for key in ("cwd", "parentSession", "seedLength"):
-        if meta.get(key) is not None:
-            header[key] = meta[key]
-    return header
 
 
 def draft_of(args: Mapping[str, Any]) -> Draft:
@@ -219,12 +76,11 @@ class SpecAdapter:
         return {"name": "dsh_spec", "version": "executable specification", "language": "python"}
 
     def reset(self) -> None:
-        from dsh_session.conformance.spec_persistence import ModelBackend
-
         self.sessions: dict[str, SpecSession] = {}
         self.stores: dict[str, SpecStore] = {}
         self.observers: dict[str, Recorder] = {}
         self.backends: dict[str, ModelBackend] = {}
+        self.coordinators: dict[str, SpecCoordinator] = {}
 
     def classify(self, error: Exception) -> CodedError | None:
         return None
@@ -378,8 +234,8 @@ class SpecAdapter:
         return self.backends[name]
 
     def op_persist_open(self, args: dict[str, Any]) -> None:
-        from dsh_session.conformance.spec_persistence import ModelBackend
-
+        if args.get("kind") == "postgres":
+            open_postgres(args)  # raises: the spec models the connection, not a store on a server
         backend = ModelBackend.open(args["kind"], args.get("path"), args.get("lockTimeout", 5.0))
         self.backends[args.get("backend", "db")] = backend
 
@@ -401,3 +257,53 @@ class SpecAdapter:
 
     def op_persist_close(self, args: dict[str, Any]) -> None:
         self._backend(args).close()
+
+    def op_persist_copy(self, args: dict[str, Any]) -> Any:
+        src, dst = self._backend({"backend": args["src"]}), self._backend({"backend": args["dst"]})
+        return copy_sessions(src, dst, args.get("ids"), args.get("verify", True) is not False)
+
+    def op_persist_verify(self, args: dict[str, Any]) -> Any:
+        src, dst = self._backend({"backend": args["src"]}), self._backend({"backend": args["dst"]})
+        return verify_copy(src, dst, args.get("ids"))
+
+    # -- the write coordinator -------------------------------------------------------------
+
+    def _coordinator(self, args: Mapping[str, Any]) -> SpecCoordinator:
+        name = args.get("coordinator", "c")
+        if name not in self.coordinators:
+            raise Unsupported(f"no coordinator named {name!r}")
+        return self.coordinators[name]
+
+    def op_coord_attach(self, args: dict[str, Any]) -> None:
+        flush_on = args.get("flushOn", DEFAULT_FLUSH_ON)
+        max_pending = args.get("maxPending", DEFAULT_MAX_PENDING)
+        coordinator = SpecCoordinator(self.store(args), self._backend(args), flush_on, max_pending)
+        self.coordinators[args.get("coordinator", "c")] = coordinator
+
+    def op_coord_flush(self, args: dict[str, Any]) -> None:
+        self._coordinator(args).flush(self.session(args))
+
+    def op_coord_flush_all(self, args: dict[str, Any]) -> None:
+        self._coordinator(args).flush_all()
+
+    def op_coord_flushed(self, args: dict[str, Any]) -> Any:
+        return self._coordinator(args).flushed(self.session(args))
+
+    def op_coord_refused(self, args: dict[str, Any]) -> Any:
+        return self._coordinator(args).refusals()
+
+    def op_coord_load(self, args: dict[str, Any]) -> Any:
+        header, events, orders = self._coordinator(args).load(args["id"])
+        session = SpecSession(header["id"], header, events, orders=orders)
+        return {"header": header, "events": [session.record(event) for event in events]}
+
+    def op_coord_resume(self, args: dict[str, Any]) -> Any:
+        session = self._coordinator(args).resume(args["id"])
+        self.sessions[args.get("session", "s")] = session
+        return session.header
+
+    def op_coord_release(self, args: dict[str, Any]) -> None:
+        self._coordinator(args).release(self.session(args), args.get("discard") is True)
+
+    def op_coord_close(self, args: dict[str, Any]) -> None:
+        self._coordinator(args).close()

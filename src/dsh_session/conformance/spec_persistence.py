@@ -33,12 +33,14 @@ from dsh_spec import (
     check_seed,
     closer_json,
     cwd_bucket,
+    derive_messages,
     encode_segment,
     event_json,
     interrupted_turn_closers,
     js_stringify,
     preserved_prefix,
 )
+from dsh_spec.adoption import same_event, same_json
 from dsh_spec.codes import Code
 
 _EXACT = 2**53
@@ -276,9 +278,11 @@ class ModelBackend:
         state.orders.update(orders)
         state.materialized = True
 
-    def load(self, session_id: str) -> Loaded:
+    def load(self, session_id: str, close_turn: bool = True) -> Loaded:
+        """The stored log, a torn tail cut and -- unless ``close_turn`` is false -- an open
+        turn closed, the repair durable."""
         self._check_open()
-        state = self.adopt(session_id)
+        state = self.adopt(session_id, close_turn)
         return state.header, tuple(state.events), dict(state.orders)
 
     def list_headers(self) -> list[dict[str, Any]]:
@@ -291,8 +295,8 @@ class ModelBackend:
             self.tracked.clear()
             self.release()
 
-    def adopt(self, session_id: str) -> Tracked:
-        header, events, orders, token = self.read(session_id)
+    def adopt(self, session_id: str, close_turn: bool = True) -> Tracked:
+        header, events, orders, token = self.read(session_id, close_turn)
         state = Tracked(header, list(events), orders, True, token)
         self.tracked[session_id] = state
         return state
@@ -313,9 +317,10 @@ class ModelBackend:
         raise NotImplementedError
 
     def read(
-        self, session_id: str
+        self, session_id: str, close_turn: bool
     ) -> tuple[dict[str, Any], tuple[Event, ...], dict[int, tuple[str, ...]], Any]:
-        """Read, admit and repair the stored log: header, events (closers included), key orders, token."""
+        """Read, admit and repair the stored log: header, events (closers included unless
+        ``close_turn`` is false), key orders, token."""
         raise NotImplementedError
 
     def write(self, state: Tracked, events: tuple[Event, ...], orders: dict[int, tuple[str, ...]]) -> Any:
@@ -336,9 +341,11 @@ def _order(record: Any) -> tuple[str, ...] | None:
     return order
 
 
-def repair(events: tuple[Event, ...]) -> tuple[tuple[Event, ...], dict[int, tuple[str, ...]]]:
-    """The closers an open turn needs, with their key order."""
-    closers = interrupted_turn_closers(events)
+def repair(
+    events: tuple[Event, ...], close_turn: bool = True
+) -> tuple[tuple[Event, ...], dict[int, tuple[str, ...]]]:
+    """The closers an open turn needs (none when ``close_turn`` is false), with their key order."""
+    closers = interrupted_turn_closers(events) if close_turn else ()
     return closers, {event.seq: tuple(closer_json(event)) for event in closers if event.type == "tool/result"}
 
 
@@ -351,13 +358,13 @@ class MemoryModel(ModelBackend):
         return session_id in self.stored
 
     def read(
-        self, session_id: str
+        self, session_id: str, close_turn: bool
     ) -> tuple[dict[str, Any], tuple[Event, ...], dict[int, tuple[str, ...]], Any]:
         if session_id not in self.stored:
             raise fail(Code.SESSION_NOT_FOUND, f"session {session_id!r} not found")
         header, log = self.stored[session_id]
         events = events_of([event_json(event) for event in log])
-        closers, orders = repair(events)
+        closers, orders = repair(events, close_turn)
         log.extend(closers)
         return header, events + closers, orders, None
 
@@ -428,7 +435,7 @@ class JsonlModel(ModelBackend):
             os.close(fd)
 
     def read(
-        self, session_id: str
+        self, session_id: str, close_turn: bool
     ) -> tuple[dict[str, Any], tuple[Event, ...], dict[int, tuple[str, ...]], Any]:
         found = self.candidates(session_id)
         if not found:
@@ -460,7 +467,7 @@ class JsonlModel(ModelBackend):
             kept = records[:keep]
             events = events_of(kept)
             orders = {index: order for index, record in enumerate(kept) if (order := _order(record))}
-            closers, closer_orders = repair(events)
+            closers, closer_orders = repair(events, close_turn)
             orders.update(closer_orders)
             size = committed
             if committed != len(data):
@@ -605,7 +612,7 @@ class SqliteModel(ModelBackend):
         return self.conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is not None
 
     def read(
-        self, session_id: str
+        self, session_id: str, close_turn: bool
     ) -> tuple[dict[str, Any], tuple[Event, ...], dict[int, tuple[str, ...]], Any]:
         row = (
             None
@@ -643,7 +650,7 @@ class SqliteModel(ModelBackend):
         if isinstance(keep, Rejection):
             raise fail(Code.STORE_CORRUPT, keep.message)
         events = events_of(records[:keep])
-        closers, _orders = repair(events)
+        closers, _orders = repair(events, close_turn)
         if keep != len(rows) or closers:
             with self.transaction():
                 self.conn.execute("DELETE FROM events WHERE session_id = ? AND seq >= ?", (session_id, keep))
@@ -740,4 +747,70 @@ def _row_record(row: tuple[Any, ...]) -> Any:
     return record
 
 
-__all__ = ["CLOSER_KEYS", "ModelBackend", "js_parse"]
+# -- copying between stores ------------------------------------------------------------------
+#
+# ``docs/errors.md`` COPY_MISMATCH and ``dsh_session.persistence.convert``'s documentation: a
+# copy is each session loaded from the source and stored in the destination as one batch; a
+# verification loads it back from the destination and compares the header, the events (as
+# JSON values: key order aside, 1 equals 1.0, true is not 1) and the derived messages.
+
+
+def _record(event: Event, orders: dict[int, tuple[str, ...]]) -> dict[str, Any]:
+    record = event_json(event)
+    order = orders.get(event.seq)
+    return record if order is None else {key: record[key] for key in order if key in record}
+
+
+def _wanted(src: ModelBackend, ids: Any) -> list[str]:
+    if ids is None:
+        return [str(header["id"]) for header in src.list_headers()]
+    if type(ids) is not list or not all(type(item) is str for item in ids):
+        raise Unsupported("ids must be a list of session ids")
+    return list(dict.fromkeys(ids))
+
+
+def copy_sessions(src: ModelBackend, dst: ModelBackend, ids: Any, verify: bool) -> list[str]:
+    """Copy the sessions; nothing at all when the destination holds any of them already."""
+    wanted = _wanted(src, ids)
+    present = sorted({header["id"] for header in dst.list_headers()}.intersection(wanted))
+    if present:
+        raise fail(Code.SESSION_ALREADY_EXISTS, f"the destination already holds {present}")
+    for session_id in wanted:
+        header, events, orders = src.load(session_id)
+        dst.create(header)
+        if events:
+            dst.append(session_id, [_record(event, orders) for event in events])
+            if verify:
+                check_copy(session_id, (header, events, orders), dst.load(session_id))
+    return wanted
+
+
+def verify_copy(src: ModelBackend, dst: ModelBackend, ids: Any) -> list[str]:
+    """Compare each session as the two stores load it (a source session without events is skipped)."""
+    wanted = _wanted(src, ids)
+    for session_id in wanted:
+        original = src.load(session_id)
+        if original[1]:
+            check_copy(session_id, original, dst.load(session_id))
+    return wanted
+
+
+def _messages(events: tuple[Event, ...]) -> Any:
+    messages = derive_messages(events)
+    return None if isinstance(messages, Rejection) else list(messages)
+
+
+def check_copy(session_id: str, original: Loaded, copy: Loaded) -> None:
+    (header, events, _), (copy_header, copy_events, _) = original, copy
+    problem = None
+    if not same_json(header, copy_header):
+        problem = "the header differs"
+    elif len(events) != len(copy_events) or not all(map(same_event, events, copy_events)):
+        problem = "the events differ"
+    elif not same_json(_messages(events), _messages(copy_events)):
+        problem = "the derived messages differ"
+    if problem is not None:
+        raise fail(Code.COPY_MISMATCH, f"session {session_id!r} does not load back equal: {problem}")
+
+
+__all__ = ["CLOSER_KEYS", "ModelBackend", "copy_sessions", "js_parse", "verify_copy"]

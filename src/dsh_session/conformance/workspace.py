@@ -7,9 +7,12 @@ Arguments may name files instead of holding paths:
   ``.sql`` file becomes a SQLite database built from that SQL text, any other
   file is copied);
 - ``{"$scratch": "out"}`` -- a fresh empty directory; ``{"$scratch": "out",
-  "file": "s.db"}`` a file name in it (not created).
+  "file": "s.db"}`` a file name in it (not created);
+- ``{"$port": "closed"}`` -- the number of a loopback port where the runner
+  plays a server of that kind (:mod:`.servers`) until the case ends.
 
-Each name gets one path per case, so later steps see what earlier ones did.
+Each name gets one path (each kind one port) per case, so later steps see what
+earlier ones did.
 The ``runner.*`` operations (read a file, list files, write or append text,
 run SQL, hold a lock) work on those paths; everything is removed and every
 lock released when the case ends.
@@ -26,7 +29,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from dsh_session.conformance.protocol import ARTIFACT_KEY, SCRATCH_KEY
+from dsh_session.conformance.protocol import ARTIFACT_KEY, PORT_KEY, SCRATCH_KEY
+from dsh_session.conformance.servers import Server, ServerError
 
 
 class WorkspaceError(Exception):
@@ -42,6 +46,7 @@ class Workspace:
         self._root: Path | None = None
         self._paths: dict[tuple[str, str], str] = {}
         self._held: list[Any] = []
+        self._servers: dict[str, Server] = {}
 
     def __enter__(self) -> Workspace:
         return self
@@ -61,6 +66,9 @@ class Workspace:
             with contextlib.suppress(Exception):
                 held.close()
         self._held.clear()
+        for server in self._servers.values():
+            server.close()
+        self._servers.clear()
         if self._root is not None:
             shutil.rmtree(self._root, ignore_errors=True)
             self._root = None
@@ -75,6 +83,8 @@ class Workspace:
                 return self.artifact(value[ARTIFACT_KEY])
             if len(value) == 1 and SCRATCH_KEY in value:
                 return self.scratch(value[SCRATCH_KEY])
+            if len(value) == 1 and PORT_KEY in value:
+                return self.port(value[PORT_KEY])
             if (
                 set(value) == {SCRATCH_KEY, "file"}
                 and type(value["file"]) is str
@@ -116,6 +126,17 @@ class Workspace:
             path.mkdir(parents=True)
             self._paths[key] = str(path)
         return self._paths[key]
+
+    def port(self, kind: Any) -> int:
+        """The port of this case's server of ``kind``, started on first use."""
+        if type(kind) is not str:
+            raise WorkspaceError(f"$port kind {kind!r} must be a string")
+        if kind not in self._servers:
+            try:
+                self._servers[kind] = Server(kind)
+            except ServerError as error:
+                raise WorkspaceError(str(error)) from None
+        return self._servers[kind].port
 
     # -- the runner's own operations -------------------------------------------------------
 

@@ -9,6 +9,7 @@ def all_scenarios() -> list[Scenario]:
     """Every scenario of the suite, in a stable order."""
     from dsh_session.conformance.scenarios import (
         admission,
+        coordinator,
         invariants,
         persistence,
         projection,
@@ -30,6 +31,7 @@ def all_scenarios() -> list[Scenario]:
         request_header,
         store,
         persistence,
+        coordinator,
     ):
         found.extend(module.scenarios())
     return found

@@ -842,5 +842,177 @@ def jsonl_files() -> list[Scenario]:
     ]
 
 
+# -- copying between stores (dsh_session.copy_sessions, verify_copy) ---------------------------
+
+COPY = "docs/errors.md COPY_MISMATCH"
+
+
+def copy(src: str, dst: str, ids: list[str] | None = None, verify: bool | None = None) -> Act:
+    args: dict[str, Any] = {"src": src, "dst": dst}
+    if ids is not None:
+        args["ids"] = ids
+    if verify is not None:
+        args["verify"] = verify
+    return Act("persist.copy", args)
+
+
+def verify(src: str, dst: str, ids: list[str] | None = None) -> Act:
+    args: dict[str, Any] = {"src": src, "dst": dst}
+    if ids is not None:
+        args["ids"] = ids
+    return Act("persist.verify", args)
+
+
+def two_stores(src: list[Record], dst: list[Record], dst_header: dict[str, Any] | None = None) -> list[Act]:
+    """Two memory stores holding session ``s``: ``src`` and ``dst`` events."""
+    return [
+        open_("memory", backend="src"),
+        open_("memory", backend="dst"),
+        create(header(), "src"),
+        write("s", src, "src"),
+        create(dst_header or header(), "dst"),
+        write("s", dst, "dst"),
+    ]
+
+
+def copying() -> list[Scenario]:
+    crash = "crash-jsonl-torn-last-line-unanswered-toolcall"
+    closed = log(*CONTRACT[:6])
+    flag = log(TS(1), D(U("x"), merge=True))
+    number = log(TS(1), D(U("x"), merge=1))
+    reordered = [{key: record[key] for key in reversed(list(record))} for record in closed]
+    return [
+        scenario(
+            "persistence.copy-repairs-and-verifies",
+            "A copy loads each session from the source (repairing it) and stores it whole in the "
+            "destination, where it loads back equal",
+            (COPY, LOAD, CLOSERS, "docs/cli.md"),
+            "strict",
+            open_("jsonl", {"$artifact": f"jsonl/{crash}"}, backend="src"),
+            open_("sqlite", where("sqlite"), backend="dst"),
+            copy("src", "dst"),
+            load("crash-torn", backend="dst"),
+            verify("src", "dst"),
+            listing("dst"),
+        ),
+        scenario(
+            "persistence.copy-all-or-nothing",
+            "A copy into a store that holds any of the sessions already copies nothing",
+            (COPY, "docs/errors.md SESSION_ALREADY_EXISTS"),
+            "strict",
+            open_("memory", backend="src"),
+            open_("memory", backend="dst"),
+            create(header("a"), "src"),
+            write("a", closed, "src"),
+            create(header("b"), "src"),
+            write("b", closed, "src"),
+            create(header("b"), "dst"),
+            write("b", closed, "dst"),
+            copy("src", "dst").fails(Code.SESSION_ALREADY_EXISTS),
+            listing("dst"),
+            copy("src", "dst", ["a", "a"]).gives(["a"]),
+        ),
+        scenario(
+            "persistence.copy-unknown-id",
+            "An id the source lacks fails the copy when its turn comes; the sessions before it stay copied",
+            (COPY, "docs/errors.md SESSION_NOT_FOUND"),
+            "strict",
+            open_("memory", backend="src"),
+            open_("memory", backend="dst"),
+            create(header("a"), "src"),
+            write("a", closed, "src"),
+            copy("src", "dst", ["a", "nobody"]).fails(Code.SESSION_NOT_FOUND),
+            listing("dst"),
+        ),
+        scenario(
+            "persistence.verify-true-is-not-1",
+            "A store whose copy reads a true back as 1 does not hold an equal copy",
+            (COPY, "dsh_spec.adoption.same_json"),
+            "strict",
+            two_stores(flag, number),
+            verify("src", "dst").fails(Code.COPY_MISMATCH),
+            verify("src", "src").gives(["s"]),
+        ),
+        scenario(
+            "persistence.verify-header-differs",
+            "A copy whose header differs is not equal",
+            (COPY,),
+            "strict",
+            two_stores(closed, closed, header(createdAt=CREATED + 1)),
+            verify("src", "dst").fails(Code.COPY_MISMATCH),
+        ),
+        scenario(
+            "persistence.verify-events-missing",
+            "A copy with fewer events is not equal",
+            (COPY,),
+            "strict",
+            two_stores(closed, closed[:5]),
+            verify("src", "dst").fails(Code.COPY_MISMATCH),
+        ),
+        scenario(
+            "persistence.verify-missing-copy",
+            "Verifying a session the destination lacks is refused",
+            (COPY, "docs/errors.md SESSION_NOT_FOUND"),
+            "strict",
+            open_("memory", backend="src"),
+            open_("memory", backend="dst"),
+            create(header(), "src"),
+            write("s", closed, "src"),
+            verify("src", "dst").fails(Code.SESSION_NOT_FOUND),
+        ),
+        scenario(
+            "persistence.verify-key-order-is-no-difference",
+            "Events stored with their keys in another order are an equal copy",
+            (COPY, "dsh_spec.adoption.same_event"),
+            "strict",
+            open_("jsonl", {"$scratch": "root"}, backend="src"),
+            open_("memory", backend="dst"),
+            create(header(), "src"),
+            write("s", reordered, "src"),
+            create(header(), "dst"),
+            write("s", closed, "dst"),
+            verify("src", "dst", ["s"]),
+        ),
+    ]
+
+
+# -- database servers (the PostgreSQL backend) -------------------------------------------------
+
+
+def server(kind: str) -> Act:
+    args = {"backend": "db", "kind": "postgres", "host": "127.0.0.1", "port": {"$port": kind}}
+    return Act("persist.open", args | {"user": "dsh", "database": "sessions", "connectTimeout": 5})
+
+
+def servers() -> list[Scenario]:
+    ref = ("docs/errors.md (Database servers)", "dsh_session.PostgresBackend")
+    return [
+        scenario(
+            "persistence.postgres-unreachable",
+            "A PostgreSQL store where nothing accepts connections is unreachable",
+            (*ref, "docs/errors.md STORE_UNREACHABLE"),
+            "strict",
+            server("closed").fails(Code.STORE_UNREACHABLE, lazy=1),
+            listing(),
+        ),
+        scenario(
+            "persistence.postgres-credentials-refused",
+            "A PostgreSQL server that refuses the login (SQLSTATE 28P01) is an authentication failure",
+            (*ref, "docs/errors.md STORE_AUTH_FAILED"),
+            "strict",
+            server("pg-refuses-credentials").fails(Code.STORE_AUTH_FAILED, lazy=1),
+            listing(),
+        ),
+        scenario(
+            "persistence.postgres-connection-dropped",
+            "A PostgreSQL server that drops the connection after the login loses it",
+            (*ref, "docs/errors.md STORE_CONNECTION_LOST"),
+            "strict",
+            server("pg-drops-connection").fails(Code.STORE_CONNECTION_LOST, lazy=1),
+            listing(),
+        ),
+    ]
+
+
 def scenarios() -> list[Scenario]:
-    return reference_stores() + contract() + jsonl_files()
+    return reference_stores() + contract() + jsonl_files() + copying() + servers()

@@ -227,6 +227,18 @@ def store_scenarios() -> list[Scenario]:
             listing().gives(["session-1"]),
         ),
         scenario(
+            "store.announced-id-stays-used",
+            "A minted id that observers heard of stays used when one of them fails the create",
+            (STORE, "docs/deviations.md D-S1", "docs/errors.md OBSERVER_FAILED"),
+            "strict",
+            observe(observer="all"),
+            observe("created"),
+            create().fails(Code.OBSERVER_FAILED),
+            create(session="t").fails(Code.OBSERVER_FAILED),
+            heard("all").gives([["created", "session-1"], ["created", "session-2"]]),
+            listing().gives([]),
+        ),
+        scenario(
             "store.enter-checks-cwd",
             "Entering a session whose header has a relative cwd is refused",
             (STORE, "docs/deviations.md D-S2", "core.md §12 B17"),
