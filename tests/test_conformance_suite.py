@@ -25,7 +25,7 @@ import pytest
 from dsh_session.conformance.adapter import InProcessAdapter, SubprocessAdapter
 from dsh_session.conformance.cases import SUITE_VERSION, Case, Suite, case_schema, load_suite
 from dsh_session.conformance.generate import generate_suite, stale_files
-from dsh_session.conformance.protocol import CASE_OPS
+from dsh_session.conformance.protocol import CASE_OPS, PORT_KINDS, RUNNER_OPS
 from dsh_session.conformance.python_adapter import LibraryAdapter
 from dsh_session.conformance.runner import Report, Runner, select
 from dsh_session.conformance.spec_adapter import SpecAdapter
@@ -67,6 +67,14 @@ def test_the_schema_names_every_operation_and_code() -> None:
     schema = case_schema()
     assert set(schema["$defs"]["step"]["properties"]["op"]["enum"]) == set(CASE_OPS)
     assert set(schema["$defs"]["code"]["enum"]) == {code.value for code in Code}
+
+
+def test_the_implementers_guide_documents_every_operation_and_server() -> None:
+    text = (SUITE_DIR / "README.md").read_text("utf-8")
+    table = set(re.findall(r"^\| `([a-z]+\.[a-z_]+)` \|", text, flags=re.MULTILINE))
+    assert table == set(CASE_OPS) - RUNNER_OPS
+    assert [op for op in sorted(RUNNER_OPS) if f"`{op}`" not in text] == []
+    assert [kind for kind in PORT_KINDS if f"| `{kind}` |" not in text] == []
 
 
 def test_regenerating_the_suite_reproduces_the_files_exactly() -> None:

@@ -147,6 +147,19 @@ def _check_stores(tmp_path: Path, output: str) -> None:
     } <= refused
 
 
+def test_a_corrupt_store_fixture_is_damaged_before_its_last_turn_end() -> None:
+    """The damaged record always lies in the committed region: a damaged final turn/end would
+    only be a torn tail, which a load cuts (seed 7 once drew exactly that). The place is drawn
+    alike for both formats."""
+    for seed in range(6):
+        made = generate(seed, 4, [Code.STORE_CORRUPT.value], format="jsonl", workdir=WORKDIR)
+        for fixture in made:
+            assert fixture.store is not None
+            at = fixture.store["damage"]["at"]
+            ends = [i for i, r in enumerate(fixture.records) if r["type"] == "turn/end"]
+            assert at < ends[-1], fixture.id
+
+
 def test_the_same_seed_writes_the_same_files(tmp_path: Path) -> None:
     for name in ("a", "b"):
         made = generate(4, 1, format="jsonl", workdir=WORKDIR)

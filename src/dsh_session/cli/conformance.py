@@ -19,10 +19,13 @@ def conformance() -> None:
 
 
 def _suite_path(path: str | None) -> Path:
+    """``--suite``, else ``conformance/`` here or in a directory above, else the suite of the
+    source tree this package runs from (a clone, installed editable)."""
     if path is not None:
         return Path(path)
     here = Path.cwd()
-    for base in (here, *here.parents):
+    source_tree = Path(__file__).resolve().parents[3]
+    for base in (here, *here.parents, source_tree):
         candidate = base / _DEFAULT_SUITE
         if (candidate / "VERSION").is_file():
             return candidate
@@ -30,7 +33,12 @@ def _suite_path(path: str | None) -> Path:
 
 
 @conformance.command("run")
-@click.option("--suite", "suite_dir", type=click.Path(file_okay=False), help="The suite directory.")
+@click.option(
+    "--suite",
+    "suite_dir",
+    type=click.Path(file_okay=False),
+    help="The suite directory (default: conformance/ here or above, or the source tree's).",
+)
 @click.option(
     "--adapter", "command", help='An adapter program, e.g. "node adapter.js" (default: in process).'
 )
@@ -107,7 +115,12 @@ def run(
 
 
 @conformance.command("generate")
-@click.option("--suite", "suite_dir", type=click.Path(file_okay=False), help="The suite directory.")
+@click.option(
+    "--suite",
+    "suite_dir",
+    type=click.Path(file_okay=False),
+    help="The suite directory (default: conformance/ here or above, or the source tree's).",
+)
 @click.option("--check", is_flag=True, help="Only report files that differ from what would be written.")
 def generate(suite_dir: str | None, check: bool) -> None:
     """Regenerate the case files from the scenarios, every expected value from the spec."""

@@ -846,7 +846,8 @@ def _store_fixture(
         if not any(r["type"] == "turn/end" for r in records):
             records = [*records, *_closing(records)]
         last_end = max(i for i, r in enumerate(records) if r["type"] == "turn/end")
-        damage: dict[str, Json] = {"kind": "unparsable", "at": rng.randrange(last_end + 1)}
+        # a line before the last turn/end: damaging that line itself would only tear the tail
+        damage: dict[str, Json] = {"kind": "unparsable", "at": rng.randrange(last_end)}
     elif code is Code.STORE_VERSION_UNSUPPORTED:
         damage = {"kind": "header-version", "version": rng.choice([1, 2, 99])}
     else:
