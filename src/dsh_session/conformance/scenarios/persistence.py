@@ -442,6 +442,16 @@ def contract() -> list[Scenario]:
                 listing(),
             ),
             scenario(
+                f"persistence.{kind}-append-empty-batch",
+                f"{kind}: an empty batch for a created session writes nothing (coordinator contract 23)",
+                (*ref, "persistence.md §6.2 #23"),
+                "core",
+                open_(kind, path),
+                create(header()),
+                write("s", []),
+                listing().gives([]),
+            ),
+            scenario(
                 f"persistence.{kind}-empty-id",
                 f"{kind}: a session with the empty id is refused at create",
                 (*ref, "docs/errors.md INVALID_HEADER", "docs/deviations.md P6", "persistence.md §7 B33"),
@@ -485,6 +495,22 @@ def contract() -> list[Scenario]:
                 load("s").fails(Code.STORE_CLOSED),
             ),
         ]
+    for kind in ("jsonl", "sqlite"):
+        out.append(
+            scenario(
+                f"persistence.{kind}-append-adopts-a-stored-session",
+                f"{kind}: a backend that did not write a session appends to it, continuing its seq "
+                "(coordinator contract 22)",
+                ("persistence.md §6.1", "persistence.md §5.1", "persistence.md §6.2 #22"),
+                "core",
+                open_(kind, where(kind)),
+                create(header()),
+                write("s", closed),
+                open_(kind, where(kind), backend="again"),
+                write("s", events[6:], backend="again"),
+                load("s", backend="again"),
+            )
+        )
     return out
 
 
