@@ -271,8 +271,8 @@ def test_a_registered_url_scheme_is_read_and_written_through_its_backend(
     monkeypatch.setattr(_resolve, "_SCHEMES", {})
     _resolve.register_scheme(
         "Mem",
-        source=lambda url: _resolve.resolve(str(case_dir / url.removeprefix("mem://"))),
-        target=lambda url: MemoryBackend(storage),
+        source=lambda url, schema: _resolve.resolve(str(case_dir / url.removeprefix("mem://"))),
+        target=lambda url, schema: MemoryBackend(storage),
     )
     assert run("inspect", "mem://jsonl", "--json").json()["id"] == "single-turn-text"
     assert run("convert", "mem://sqlite/session.db", "MEM://anything").status == 0

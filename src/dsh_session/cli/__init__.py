@@ -3,7 +3,8 @@
 Each module defines its commands on the group from :mod:`._app`; importing it
 here registers them. Shared machinery lives in the private modules:
 ``_resolve`` (what a PATH is), ``_readonly`` (reading a store without
-changing it), ``_options``, ``_output``, ``_errors`` (exit statuses).
+changing it), ``_postgres`` (PostgreSQL URLs), ``_options``, ``_output``,
+``_errors`` (exit statuses).
 """
 
 from dsh_session.cli import demo as _demo  # noqa: F401  (registers the command)
@@ -18,6 +19,10 @@ from dsh_session.cli import inspect as _inspect  # noqa: F401
 from dsh_session.cli import repair as _repair  # noqa: F401
 from dsh_session.cli import surface as _surface  # noqa: F401
 from dsh_session.cli import validate as _validate  # noqa: F401
+
+# isort: split
+# -- pgcli block: PostgreSQL locations (postgresql://, postgres://) -------------------------
+from dsh_session.cli import _postgres  # noqa: F401  (registers the schemes)
 
 __all__ = ["main"]
 

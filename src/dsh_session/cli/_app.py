@@ -48,8 +48,9 @@ def main(ctx: click.Context, debug: bool, no_color: bool) -> None:
     """Validate, inspect, derive, repair, fork and convert dsh session logs.
 
     PATH is a store or a session file: a JSONL root directory, a SQLite
-    database, one session's JSONL file, or a JSON / JSONL list of events; the
-    kind is detected (force it with --backend). Exit status: 0 done (valid),
-    1 a problem found (invalid), 2 could not do it (bad input), 3 a bug.
+    database, one session's JSONL file, a JSON / JSONL list of events, or a
+    PostgreSQL store (a postgresql:// URL); the kind is detected (force it with
+    --backend). Exit status: 0 done (valid), 1 a problem found (invalid),
+    2 could not do it (bad input), 3 a bug.
     """
     ctx.obj = {"debug": debug, "no_color": no_color}

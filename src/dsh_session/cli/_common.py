@@ -12,9 +12,11 @@ __all__ = ["opened", "snapshot"]
 
 
 @contextmanager
-def opened(path: str, backend: str | None, session_id: str | None = None) -> Iterator[Source]:
-    """The source at ``path``, released afterwards."""
-    source = resolve(path, backend, session_id=session_id)
+def opened(
+    path: str, backend: str | None, session_id: str | None = None, *, schema: str | None = None
+) -> Iterator[Source]:
+    """The source at ``path`` (a database location in ``schema``), released afterwards."""
+    source = resolve(path, backend, session_id=session_id, schema=schema)
     try:
         yield source
     finally:

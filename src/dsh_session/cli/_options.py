@@ -1,4 +1,5 @@
-"""The options every command spells the same way: ``--id``, ``--json``, ``--backend``, ``--no-color``."""
+"""The options every command spells the same way: ``--id``, ``--json``, ``--backend``, ``--pg-schema``,
+``--no-color``."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
-from dsh_session.cli._resolve import KINDS
+from dsh_session.cli._resolve import KINDS, TARGET_KINDS
 
 __all__ = [
     "backend_option",
@@ -16,7 +17,10 @@ __all__ = [
     "json_option",
     "no_color_option",
     "path_argument",
+    "pg_schema_option",
     "repaired_option",
+    "to_backend_option",
+    "to_pg_schema_option",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -42,6 +46,28 @@ def backend_option(f: F) -> F:
         type=click.Choice(KINDS),
         default=None,
         help="Read PATH as this kind of store instead of detecting it.",
+    )(f)
+
+
+def to_backend_option(help: str) -> Callable[[F], F]:
+    return click.option("--to-backend", type=click.Choice(TARGET_KINDS), default=None, help=help)
+
+
+def pg_schema_option(f: F) -> F:
+    return click.option(
+        "--pg-schema",
+        metavar="NAME",
+        default=None,
+        help="The schema of a PostgreSQL PATH (default: dsh_session).",
+    )(f)
+
+
+def to_pg_schema_option(f: F) -> F:
+    return click.option(
+        "--to-pg-schema",
+        metavar="NAME",
+        default=None,
+        help="The schema of a PostgreSQL DST (default: dsh_session).",
     )(f)
 
 

@@ -9,10 +9,15 @@ Detection (``--backend`` forces a kind):
   root keeps it, read-only otherwise;
 - any other file is a JSON / JSONL list of event records (``events``).
 
-A later backend that is reached by URL (``postgresql://...``) registers its
-scheme with :func:`register_scheme`: a URL with that scheme is then read
-through its ``source`` and written through its ``target``, before any path is
-looked at.
+A backend reached by URL (``postgresql://...``) registers its scheme with
+:func:`register_scheme`: a URL with that scheme is then read through its
+``source`` and written through its ``target``, before any path is looked at.
+The scheme's ``kind`` is what ``--backend`` / ``--to-backend`` call it; forced
+that way, any location (a libpq connection string, say) goes to the scheme's
+hooks. Its ``claims`` hook recognises such a location unforced, when no file
+or directory has that name. Its ``show`` hook writes a location for people
+(without a password): :func:`shown`. Such locations take a ``schema``
+(``--pg-schema``); a file path does not.
 """
 
 from __future__ import annotations
@@ -35,10 +40,12 @@ from dsh_session.persistence import JsonlBackend, SessionBackend, SqliteBackend
 from dsh_session.persistence._codec import parse_bytes
 from dsh_session.persistence.errors import SessionNotFoundError
 
-__all__ = ["KINDS", "Source", "open_target", "register_scheme", "resolve"]
+__all__ = ["KINDS", "TARGET_KINDS", "Source", "Target", "open_target", "register_scheme", "resolve", "shown"]
 
-#: The kinds of store ``--backend`` can force.
-KINDS: Final = ("jsonl", "sqlite", "events")
+#: The kinds of store ``--backend`` can force (``postgres``: the kind of a registered scheme).
+KINDS: Final = ("jsonl", "sqlite", "events", "postgres")
+#: The kinds of store that can be written (``--to-backend``).
+TARGET_KINDS: Final = ("jsonl", "sqlite", "postgres")
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
@@ -223,33 +230,91 @@ class _EventList(Source):
 
 @dataclass(frozen=True)
 class _Scheme:
-    source: Callable[[str], Source]
-    target: Callable[[str], SessionBackend]
+    kind: str
+    source: Callable[[str, str | None], Source]
+    target: Callable[[str, str | None], SessionBackend]
+    show: Callable[[str], str]
+    claims: Callable[[str], bool]
 
 
 _SCHEMES: dict[str, _Scheme] = {}
 
 
 def register_scheme(
-    scheme: str, *, source: Callable[[str], Source], target: Callable[[str], SessionBackend]
+    scheme: str,
+    *,
+    source: Callable[[str, str | None], Source],
+    target: Callable[[str, str | None], SessionBackend],
+    kind: str | None = None,
+    show: Callable[[str], str] | None = None,
+    claims: Callable[[str], bool] | None = None,
 ) -> None:
-    """Read ``<scheme>://...`` locations with ``source(url)`` and write them with ``target(url)``."""
-    _SCHEMES[scheme.lower()] = _Scheme(source, target)
+    """Read ``<scheme>://...`` locations with ``source(url, schema)`` and write them with
+    ``target(url, schema)`` (``schema``: ``--pg-schema`` or None). ``kind`` (default: the scheme)
+    is the ``--backend`` name that sends any location there; ``show(location)`` writes it for
+    output and messages (default: as it is); ``claims(location)`` says whether a location that
+    names no file is one of this scheme's all the same (default: never)."""
+    _SCHEMES[scheme.lower()] = _Scheme(
+        kind or scheme.lower(),
+        source,
+        target,
+        show or (lambda text: text),
+        claims or (lambda text: False),
+    )
 
 
-def _scheme_of(location: str) -> _Scheme | None:
-    scheme, found, _ = location.partition("://")
-    return _SCHEMES.get(scheme.lower()) if found else None
-
-
-def resolve(path: str, backend: str | None = None, *, session_id: str | None = None) -> Source:
-    """The source at ``path`` (``backend`` forces its kind). ``session_id`` names a header-less
-    event list's session."""
-    scheme = _scheme_of(path)
+def _scheme_of(location: str, backend: str | None) -> _Scheme | None:
+    """The registered scheme that handles ``location``: by its URL scheme, or by ``backend``."""
+    name, found, _ = location.partition("://")
+    scheme = _SCHEMES.get(name.lower()) if found else None
     if scheme is not None:
-        return scheme.source(path)
+        if backend is not None and backend != scheme.kind:
+            fail(f"{scheme.show(location)} is a {scheme.kind} location, not one of kind {backend}")
+        return scheme
+    for candidate in _SCHEMES.values():
+        if backend is not None and candidate.kind == backend:
+            return candidate
+    if backend is not None and backend not in ("jsonl", "sqlite", "events"):
+        fail(f"--backend {backend}: this installation cannot open such stores")
+    return None
+
+
+def _claimed(location: str) -> _Scheme | None:
+    """The scheme that claims ``location``, when no file or directory has that name."""
+    if os.path.lexists(location):
+        return None
+    return next((scheme for scheme in _SCHEMES.values() if scheme.claims(location)), None)
+
+
+def shown(location: str, backend: str | None = None) -> str:
+    """``location`` as output and messages show it: a URL or connection string without its password."""
+    name, found, _ = location.partition("://")
+    scheme = _SCHEMES.get(name.lower()) if found else None
+    if scheme is None and backend is not None:
+        scheme = next((s for s in _SCHEMES.values() if s.kind == backend), None)
+    if scheme is not None:
+        return scheme.show(location)
+    for each in _SCHEMES.values():  # a connection string, or a mistyped one, hides its password too
+        location = each.show(location)
+    return location
+
+
+def _no_schema(path: str, schema: str | None) -> None:
+    if schema is not None:
+        fail(f"{shown(path)}: a schema (--pg-schema, --to-pg-schema) applies to a PostgreSQL location only")
+
+
+def resolve(
+    path: str, backend: str | None = None, *, session_id: str | None = None, schema: str | None = None
+) -> Source:
+    """The source at ``path`` (``backend`` forces its kind). ``session_id`` names a header-less
+    event list's session; ``schema`` the schema of a database location."""
+    scheme = _scheme_of(path, backend) or (_claimed(path) if backend is None else None)
+    if scheme is not None:
+        return scheme.source(path, schema)
+    _no_schema(path, schema)
     if not os.path.lexists(path):
-        fail(f"{path}: no such file or directory")
+        fail(f"{shown(path)}: no such file or directory")
     if not os.path.exists(path):
         fail(f"{path}: a broken symbolic link")
     if os.path.isdir(path):
@@ -287,16 +352,33 @@ def _starts_with_header(path: str) -> bool:
     return isinstance(value, dict) and value.get("type") == "session"
 
 
-def open_target(path: str, backend: str | None = None) -> SessionBackend:
+@dataclass(frozen=True)
+class Target:
+    """A store to write to, and its kind (``jsonl``, ``sqlite`` or a scheme's kind)."""
+
+    store: SessionBackend
+    kind: str
+
+
+def open_target(path: str, backend: str | None = None, *, schema: str | None = None) -> Target:
     """The store at ``path`` to write to, created on first write if it does not exist.
 
-    An existing directory is a JSONL root; an existing file must be a SQLite
-    database (or empty). A new path is a SQLite database when it ends in
-    ``.db``, ``.sqlite`` or ``.sqlite3`` (or ``backend`` says so), else a JSONL root.
+    A URL of a registered scheme (or any location, with that scheme's kind as
+    ``backend``, or one that the scheme claims and no file has as its name) is the
+    scheme's target, in ``schema``. An existing directory is
+    a JSONL root; an existing file must be a SQLite database (or empty). A new
+    path is a SQLite database when it ends in ``.db``, ``.sqlite`` or
+    ``.sqlite3`` (or ``backend`` says so), else a JSONL root.
     """
-    scheme = _scheme_of(path)
+    scheme = _scheme_of(path, backend) or (_claimed(path) if backend is None else None)
     if scheme is not None:
-        return scheme.target(path)
+        return Target(scheme.target(path, schema), scheme.kind)
+    _no_schema(path, schema)
+    store = _open_file_target(path, backend)
+    return Target(store, "jsonl" if isinstance(store, JsonlBackend) else "sqlite")
+
+
+def _open_file_target(path: str, backend: str | None) -> SessionBackend:
     if backend == "events":
         fail("an event list cannot be written to; choose --backend jsonl or sqlite for the target")
     if os.path.isdir(path):

@@ -4,8 +4,10 @@ The copying is the library's (:func:`dsh_session.persistence.convert.copy_sessio
 each session goes over whole, as a load returns it (a crashed session arrives
 repaired), and is loaded back from DST and compared with the source -- header,
 events, derived messages -- unless ``--no-verify``. SRC is read without being
-changed. DST is a JSONL root (a directory) or a SQLite database (a file),
-created when missing (see ``open_target``); ``--to-backend`` forces its kind.
+changed. DST is a JSONL root (a directory), a SQLite database (a file) or a
+PostgreSQL schema (a ``postgresql://`` URL), created when missing (see
+``open_target``); ``--to-backend`` forces its kind. Locations are shown without
+their passwords.
 """
 
 from __future__ import annotations
@@ -18,12 +20,20 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from dsh_session.cli._app import main
 from dsh_session.cli._common import opened
-from dsh_session.cli._options import backend_option, ids_option, json_option, no_color_option
+from dsh_session.cli._options import (
+    backend_option,
+    ids_option,
+    json_option,
+    no_color_option,
+    pg_schema_option,
+    to_backend_option,
+    to_pg_schema_option,
+)
 from dsh_session.cli._output import output
 from dsh_session.cli._readonly import admit
-from dsh_session.cli._resolve import Source, open_target
+from dsh_session.cli._resolve import Source, open_target, shown
 from dsh_session.event import Event, SessionHeader
-from dsh_session.persistence import JsonlBackend, StoredSession
+from dsh_session.persistence import StoredSession
 from dsh_session.persistence.convert import copy_sessions
 
 __all__ = ["ReadOnlySource", "convert"]
@@ -58,13 +68,12 @@ class ReadOnlySource:
 @click.argument("dst", metavar="DST")
 @ids_option("Copy only this session (repeatable); default: every session of SRC.")
 @backend_option
-@click.option(
-    "--to-backend",
-    type=click.Choice(("jsonl", "sqlite")),
-    default=None,
-    help="Write DST as this kind of store (default: a directory or a path without .db/.sqlite/.sqlite3 "
-    "is a JSONL root, a file or such a path a SQLite database).",
+@pg_schema_option
+@to_backend_option(
+    "Write DST as this kind of store (default: a postgresql:// URL is PostgreSQL, a directory or a path "
+    "without .db/.sqlite/.sqlite3 a JSONL root, a file or such a path a SQLite database)."
 )
+@to_pg_schema_option
 @click.option("--no-verify", is_flag=True, help="Do not load each copy back to compare it with its source.")
 @json_option
 @no_color_option
@@ -73,17 +82,20 @@ def convert(
     dst: str,
     session_ids: tuple[str, ...],
     backend: str | None,
+    pg_schema: str | None,
     to_backend: str | None,
+    to_pg_schema: str | None,
     no_verify: bool,
     as_json: bool,
     no_color: bool,
 ) -> None:
-    """Copy the sessions of SRC into DST (JSONL <-> SQLite), checking that each copy loads equal."""
+    """Copy the sessions of SRC into DST (JSONL, SQLite, PostgreSQL), checking that each copy loads equal."""
     out = output(no_color)
-    with opened(src, backend) as source:
+    src_shown, dst_shown = shown(src, backend), shown(dst, to_backend)
+    with opened(src, backend, schema=pg_schema) as source:
         ids = list(session_ids) or source.ids()
-        target = open_target(dst, to_backend)
-        dst_kind = "jsonl" if isinstance(target, JsonlBackend) else "sqlite"
+        opened_target = open_target(dst, to_backend, schema=to_pg_schema)
+        target, dst_kind = opened_target.store, opened_target.kind
         try:
             progress = Progress(
                 TextColumn("copying"),
@@ -110,8 +122,8 @@ def convert(
     if as_json:
         out.json(
             {
-                "src": src,
-                "dst": dst,
+                "src": src_shown,
+                "dst": dst_shown,
                 "srcBackend": src_kind,
                 "dstBackend": dst_kind,
                 "copied": copied,
@@ -121,6 +133,7 @@ def convert(
         return
     check = "each loaded back equal" if not no_verify else "not verified (--no-verify)"
     out.print(
-        f"copied {len(copied)} session(s) from {escape(src)} ({src_kind}) to {escape(dst)} ({dst_kind}); "
+        f"copied {len(copied)} session(s) from {escape(src_shown)} ({src_kind}) to {escape(dst_shown)} "
+        f"({dst_kind}); "
         f"{check}"
     )

@@ -17,6 +17,7 @@ from dsh_session.cli._options import (
     json_option,
     no_color_option,
     path_argument,
+    pg_schema_option,
     repaired_option,
 )
 from dsh_session.cli._output import output, render_content
@@ -32,13 +33,20 @@ _ROLE_STYLE = {"user": "bold cyan", "assistant": "bold green"}
 @id_option()
 @repaired_option
 @backend_option
+@pg_schema_option
 @json_option
 @no_color_option
 def derive(
-    path: str, session_id: str | None, repaired: bool, backend: str | None, as_json: bool, no_color: bool
+    path: str,
+    session_id: str | None,
+    repaired: bool,
+    backend: str | None,
+    pg_schema: str | None,
+    as_json: bool,
+    no_color: bool,
 ) -> None:
     """Print the derived message history of a session, as a transcript or as JSON."""
-    with opened(path, backend, session_id) as source:
+    with opened(path, backend, session_id, schema=pg_schema) as source:
         snap = snapshot(source, session_id)
     events = snap.log(repaired)
     session = Session(snap.header.id, seed=events, header=snap.header)

@@ -19,9 +19,18 @@ from rich.markup import escape
 from dsh_session.cli._app import main
 from dsh_session.cli._common import opened, snapshot
 from dsh_session.cli._errors import fail
-from dsh_session.cli._options import backend_option, id_option, json_option, no_color_option, path_argument
+from dsh_session.cli._options import (
+    backend_option,
+    id_option,
+    json_option,
+    no_color_option,
+    path_argument,
+    pg_schema_option,
+    to_backend_option,
+    to_pg_schema_option,
+)
 from dsh_session.cli._output import output
-from dsh_session.cli._resolve import open_target
+from dsh_session.cli._resolve import open_target, shown
 from dsh_session.errors import Code
 from dsh_session.persistence import SessionBackend
 from dsh_session.store import SessionMeta, SessionStore
@@ -41,13 +50,10 @@ __all__ = ["fork"]
 @click.option(
     "--to", "target", metavar="DST", default=None, help="Store the child in DST (default: PATH's store)."
 )
-@click.option(
-    "--to-backend",
-    type=click.Choice(("jsonl", "sqlite")),
-    default=None,
-    help="Write DST as this kind of store.",
-)
+@to_backend_option("Write DST as this kind of store.")
+@to_pg_schema_option
 @backend_option
+@pg_schema_option
 @json_option
 @no_color_option
 def fork(
@@ -57,12 +63,16 @@ def fork(
     child_id: str | None,
     target: str | None,
     to_backend: str | None,
+    to_pg_schema: str | None,
     backend: str | None,
+    pg_schema: str | None,
     as_json: bool,
     no_color: bool,
 ) -> None:
     """Fork a stored session at a turn boundary into a new stored session."""
-    with opened(path, backend, session_id) as source:
+    if target is None and to_pg_schema is not None:
+        fail("--to-pg-schema names the schema of --to DST; give --to as well")
+    with opened(path, backend, session_id, schema=pg_schema) as source:
         snap = snapshot(source, session_id)
         header = snap.header
         if boundary is None:
@@ -78,7 +88,10 @@ def fork(
             seed_length=header.seed_length,
         )
         parent = store.create(header.id, seed=snap.events, meta=meta)
-        dst = open_target(target, to_backend) if target is not None else source.backend("fork")
+        if target is not None:
+            dst = open_target(target, to_backend, schema=to_pg_schema).store
+        else:
+            dst = source.backend("fork")
         try:
             child = store.fork(parent, boundary, child_id or _free_id(dst, header.id))
             dst.create(child.header)
@@ -91,7 +104,7 @@ def fork(
         "child": child.id,
         "boundary": boundary,
         "seedLength": child.header.seed_length,
-        "store": target if target is not None else path,
+        "store": shown(target, to_backend) if target is not None else shown(path, backend),
         "header": child.header.to_json(),
     }
     out = output(no_color)

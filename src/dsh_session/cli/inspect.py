@@ -29,10 +29,12 @@ from dsh_session.cli._options import (
     json_option,
     no_color_option,
     path_argument,
+    pg_schema_option,
     repaired_option,
 )
 from dsh_session.cli._output import output, visible
 from dsh_session.cli._readonly import Snapshot
+from dsh_session.cli._resolve import shown
 from dsh_session.event import Event, Replace
 from dsh_session.persistence._codec import event_line, header_line
 from dsh_session.session import Session
@@ -45,13 +47,20 @@ __all__ = ["inspect", "summarize"]
 @id_option()
 @repaired_option
 @backend_option
+@pg_schema_option
 @json_option
 @no_color_option
 def inspect(
-    path: str, session_id: str | None, repaired: bool, backend: str | None, as_json: bool, no_color: bool
+    path: str,
+    session_id: str | None,
+    repaired: bool,
+    backend: str | None,
+    pg_schema: str | None,
+    as_json: bool,
+    no_color: bool,
 ) -> None:
     """Summarize a session: turns, steps, tool calls, compactions, sizes, header, lineage."""
-    with opened(path, backend, session_id) as source:
+    with opened(path, backend, session_id, schema=pg_schema) as source:
         snap = snapshot(source, session_id)
         kind = source.kind
     summary = summarize(snap, repaired=repaired, backend=kind)
@@ -69,9 +78,12 @@ def inspect(
     out.print(table)
     repair = summary["repair"]
     if repair is not None and not repaired:
+        command = f"dsh-session repair {shown(path, backend)}"
+        if pg_schema is not None:
+            command += f" --pg-schema {pg_schema}"
         out.print(
             f"[yellow]a load would repair it:[/yellow] cut {repair['cutRecords']} torn record(s), "
-            f"add {repair['closers']} closer(s) -- [bold]dsh-session repair {escape(path)}[/bold]"
+            f"add {repair['closers']} closer(s) -- [bold]{escape(command)}[/bold]"
         )
 
 

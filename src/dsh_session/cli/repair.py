@@ -20,7 +20,14 @@ from rich.markup import escape
 from dsh_session.cli._app import main
 from dsh_session.cli._common import opened
 from dsh_session.cli._errors import fail
-from dsh_session.cli._options import backend_option, id_option, json_option, no_color_option, path_argument
+from dsh_session.cli._options import (
+    backend_option,
+    id_option,
+    json_option,
+    no_color_option,
+    path_argument,
+    pg_schema_option,
+)
 from dsh_session.cli._output import Output, output
 from dsh_session.cli._readonly import admit
 from dsh_session.errors import Code
@@ -35,16 +42,23 @@ __all__ = ["repair"]
 @id_option("The session to repair (default: every session of the store that needs it).")
 @click.option("--dry-run", is_flag=True, help="Show the repair; change nothing.")
 @backend_option
+@pg_schema_option
 @json_option
 @no_color_option
 def repair(
-    path: str, session_id: str | None, dry_run: bool, backend: str | None, as_json: bool, no_color: bool
+    path: str,
+    session_id: str | None,
+    dry_run: bool,
+    backend: str | None,
+    pg_schema: str | None,
+    as_json: bool,
+    no_color: bool,
 ) -> None:
     """Show the closers a crashed session needs, then add them durably (unless --dry-run)."""
     out = output(no_color)
     done: list[dict[str, Any]] = []
     checked = 0
-    with opened(path, backend, session_id) as source:
+    with opened(path, backend, session_id, schema=pg_schema) as source:
         ids = [session_id] if session_id is not None else source.ids()
         for sid in ids:
             checked += 1

@@ -20,6 +20,7 @@ from dsh_session.cli._options import (
     json_option,
     no_color_option,
     path_argument,
+    pg_schema_option,
     repaired_option,
 )
 from dsh_session.cli._output import output, render_content, visible
@@ -35,13 +36,20 @@ __all__ = ["surface"]
 @id_option()
 @repaired_option
 @backend_option
+@pg_schema_option
 @json_option
 @no_color_option
 def surface(
-    path: str, session_id: str | None, repaired: bool, backend: str | None, as_json: bool, no_color: bool
+    path: str,
+    session_id: str | None,
+    repaired: bool,
+    backend: str | None,
+    pg_schema: str | None,
+    as_json: bool,
+    no_color: bool,
 ) -> None:
     """Print a session's surface: each node with prev / next and what a replace shadows."""
-    with opened(path, backend, session_id) as source:
+    with opened(path, backend, session_id, schema=pg_schema) as source:
         snap = snapshot(source, session_id)
     events = snap.log(repaired)
     session = Session(snap.header.id, seed=events, header=snap.header)

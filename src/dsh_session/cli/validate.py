@@ -24,10 +24,17 @@ from rich.markup import escape
 
 from dsh_session.cli._app import main
 from dsh_session.cli._errors import FAILED, FOUND, OK, CliError, error_line, one_line
-from dsh_session.cli._options import backend_option, ids_option, json_option, no_color_option, path_argument
+from dsh_session.cli._options import (
+    backend_option,
+    ids_option,
+    json_option,
+    no_color_option,
+    path_argument,
+    pg_schema_option,
+)
 from dsh_session.cli._output import Output, output
 from dsh_session.cli._readonly import Reading, as_parsed
-from dsh_session.cli._resolve import Source, resolve
+from dsh_session.cli._resolve import Source, resolve, shown
 from dsh_session.cli._rules import rule_of
 from dsh_session.errors import Code, DshSessionError, InvalidEventError
 from dsh_session.event import Event
@@ -73,6 +80,7 @@ class _Result:
     "--invariants", is_flag=True, help="Also check the turn/step structure; report every violation."
 )
 @backend_option
+@pg_schema_option
 @json_option
 @no_color_option
 def validate(
@@ -80,17 +88,18 @@ def validate(
     session_ids: tuple[str, ...],
     invariants: bool,
     backend: str | None,
+    pg_schema: str | None,
     as_json: bool,
     no_color: bool,
 ) -> None:
     """Check sessions against the rules of the log.
 
-    PATH is a JSONL root, a session's JSONL file, a SQLite database or a JSON /
-    JSONL event list. Exit status 0 valid, 1 invalid, 2 could not read.
+    PATH is a JSONL root, a session's JSONL file, a SQLite database, a JSON /
+    JSONL event list or a PostgreSQL URL. Exit status 0 valid, 1 invalid, 2 could not read.
     """
     results: list[_Result] = []
     for path in paths:
-        results.extend(_check_path(path, session_ids, backend, invariants))
+        results.extend(_check_path(path, session_ids, backend, pg_schema, invariants))
     statuses = {result.status for result in results}
     status = FAILED if "unreadable" in statuses else FOUND if "invalid" in statuses else OK
     out = output(no_color)
@@ -110,17 +119,18 @@ def validate(
 
 
 def _check_path(
-    path: str, session_ids: tuple[str, ...], backend: str | None, invariants: bool
+    path: str, session_ids: tuple[str, ...], backend: str | None, schema: str | None, invariants: bool
 ) -> list[_Result]:
+    only = session_ids[0] if len(session_ids) == 1 else None
     try:
-        source = resolve(path, backend, session_id=session_ids[0] if len(session_ids) == 1 else None)
+        source = resolve(path, backend, session_id=only, schema=schema)
     except (CliError, DshSessionError) as error:
-        return [_Result(path, None, "unreadable", error=error)]
+        return [_Result(shown(path, backend), None, "unreadable", error=error)]
     try:
         readings = _readings(source, session_ids)
         return [_check(where, sid, reading, invariants) for where, sid, reading in readings]
     except (CliError, DshSessionError) as error:
-        return [_Result(path, None, "unreadable", error=error)]
+        return [_Result(source.path, None, "unreadable", error=error)]
     finally:
         source.close()
 
@@ -167,11 +177,12 @@ def _check(
 
 
 def _admit(reading: Reading) -> tuple[list[Event], dict[str, Any] | None]:
-    """Admit the stored records as a seed: the events, or the first violation."""
+    """Admit the stored records as a seed: the events, or the first violation. Numbers are read as
+    a load reads them (``as_parsed``: an integer beyond 2**53 is the double JavaScript makes of it)."""
     admitter = LogAdmitter()
     events: list[Event] = []
     with gc_paused():
-        for index, record in enumerate(reading.records):
+        for index, record in enumerate(as_parsed(reading.records)):
             if not isinstance(record, dict):
                 return events, _violation(
                     Code.MALFORMED_EVENT, index, f"the record at seq {index} is not an event object", reading

@@ -22,15 +22,25 @@ mid-append raises ``STORE_CONNECTION_LOST``; if the drop came with the commit,
 the backend reconnects once and reads the rows back to tell whether the batch
 made it (then ``append`` returns normally) or not. psycopg 3 is imported when
 the first backend is made, so the rest of the library does not need it.
+
+Reading only. ``read_only=True`` makes a backend that cannot change the store:
+its connection runs every transaction ``READ ONLY`` (the server refuses any
+write), a missing or empty schema is left alone (the store reads as empty), a
+load returns the repaired log without storing the repair, and ``append``
+raises ``STORE_IO``. :meth:`PostgresBackend._stored_rows` reads one session as
+stored, in one read-only transaction, for readers that report what a load
+would repair instead of doing it (the command line).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import getpass
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from dsh_session.errors import Code
@@ -85,6 +95,21 @@ class _InDoubt(Exception):
         self.error = error
 
 
+@dataclass(frozen=True)
+class _StoredRows:
+    """One session as its rows hold it, decoded as a load decodes them but not yet admitted.
+
+    ``records`` are the event records of the rows a load keeps (seq order);
+    ``seqs`` the stored seq of every row, kept or not (for naming a row);
+    ``cut`` how many rows after them a load would cut as a torn tail.
+    """
+
+    header: SessionHeader
+    records: list[Any]
+    seqs: list[int]
+    cut: int
+
+
 class PostgresBackend(BackendBase):
     """Sessions in the PostgreSQL database that ``dsn`` names, in schema ``schema``.
 
@@ -95,7 +120,9 @@ class PostgresBackend(BackendBase):
     wins), ``lock_timeout`` how long a write waits for another writer of the same
     session before ``STORE_LOCKED``. The schema is checked here, and created
     when missing or empty: a schema of another layout or version raises
-    ``STORE_SCHEMA_MISMATCH`` at once and is left untouched.
+    ``STORE_SCHEMA_MISMATCH`` at once and is left untouched. With ``read_only``
+    nothing is ever written (see the module's docstring): a missing or empty
+    schema is not created but read as an empty store.
     """
 
     def __init__(
@@ -105,6 +132,7 @@ class PostgresBackend(BackendBase):
         schema: str = DEFAULT_SCHEMA,
         connect_timeout: float = 10.0,
         lock_timeout: float = 5.0,
+        read_only: bool = False,
     ) -> None:
         super().__init__()
         if not schema or "\x00" in schema or len(schema.encode("utf-8", "surrogatepass")) > 63:
@@ -129,6 +157,9 @@ class PostgresBackend(BackendBase):
         #: Where the store is, for messages and errors: the server and the schema.
         self.path = f"{self.server} (schema {schema})"
         self._q = _Queries(quote_ident(schema))
+        self.read_only = read_only
+        #: Read-only and the schema is missing or empty: there is nothing to read.
+        self._empty = False
         self._conn: Conn | None = None
         with self._lock:
             self._connection(None)
@@ -146,7 +177,7 @@ class PostgresBackend(BackendBase):
                 raise self._unrepresentable(f"the event type {event.type!r} (seq {event.seq})", None)
 
     def _exists(self, session_id: str) -> bool:
-        if _UNSTORABLE.search(session_id):
+        if _UNSTORABLE.search(session_id) or self._nothing_stored():
             return False  # such an id can never have been stored
         return bool(
             self._read(
@@ -156,16 +187,14 @@ class PostgresBackend(BackendBase):
 
     def _load(self, session_id: str, expect: int | None) -> Loaded:
         found: tuple[Any, list[Row]] | None = None
-        if not _UNSTORABLE.search(session_id):
+        if not _UNSTORABLE.search(session_id) and not self._nothing_stored():
             found = self._read(session_id, "reading", lambda conn: self._fetch(conn, session_id))
         if found is None:
             raise self._not_found(session_id, self.path)
         head, rows = found
         sid = head[0]
-        header = self._header(head[1:])
-        records = [row_record(row) for row in rows]
-        preserved = scan_rows(rows, records, self.path)
-        del records[preserved:]
+        header, records = self._decode(head, rows)
+        preserved = len(records)
         events, admitter = admit_stored(
             records, lambda index: Where(self.path, None, f"row seq {rows[index][0]}")
         )
@@ -175,11 +204,18 @@ class PostgresBackend(BackendBase):
                 raise self._conflict(session_id, expect, len(rows))
             return Loaded(header, events, admitter, sid)
         closers = close_open_turn(events, admitter)
-        if preserved != len(rows) or closers:
+        if (preserved != len(rows) or closers) and not self.read_only:
             self._repair(session_id, sid, rows, preserved, closers)
         return Loaded(header, events, admitter, sid)
 
     def _write(self, state: Tracked, events: Sequence[Event]) -> int:
+        if self.read_only:
+            raise StoreIOError(
+                f"appending to session {state.header.id!r} on {self.path}: this backend was opened "
+                "read_only; open another one to write",
+                path=self.path,
+                errno=errno.EROFS,
+            )
         header = state.header
         session_id = header.id
         rows = [event_row(event) for event in events]
@@ -218,6 +254,8 @@ class PostgresBackend(BackendBase):
             return self._settle(header, state.cursor, rows, doubt.error)
 
     def _headers(self) -> Iterator[SessionHeader]:
+        if self._nothing_stored():
+            return
         rows = self._read(None, "listing", lambda conn: conn.execute(self._q.headers).fetchall())
         for row in rows:
             try:
@@ -232,6 +270,44 @@ class PostgresBackend(BackendBase):
                 conn.close()
 
     # -- reading ---------------------------------------------------------------------------
+
+    def _stored_rows(self, session_id: str) -> _StoredRows:
+        """The session as stored: its header row and event rows, read in one read-only
+        transaction (one snapshot of both) and decoded as a load decodes them -- nothing is
+        admitted, repaired or written. Raises what a load raises for an unknown session, a
+        damaged header or damaged committed rows."""
+        with self._lock:
+            self._check_open()
+
+            def query(conn: Conn) -> tuple[Any, list[Row]] | None:
+                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                try:
+                    return self._fetch(conn, session_id)
+                finally:
+                    self._rollback(conn)  # read only: nothing to commit
+
+            found = None
+            if not _UNSTORABLE.search(session_id) and not self._nothing_stored():
+                found = self._read(session_id, "reading", query)
+            if found is None:
+                raise self._not_found(session_id, self.path)
+            head, rows = found
+            header, records = self._decode(head, rows)
+            return _StoredRows(header, records, [row[0] for row in rows], len(rows) - len(records))
+
+    def _nothing_stored(self) -> bool:
+        """Whether a read-only backend found no store in its schema (checked on each connect)."""
+        if not self.read_only:
+            return False
+        self._connection(None)
+        return self._empty
+
+    def _decode(self, head: Sequence[Any], rows: list[Row]) -> tuple[SessionHeader, list[Any]]:
+        """The header of a ``sessions`` row and the records of the event rows a load keeps."""
+        header = self._header(head[1:])
+        records = [row_record(row) for row in rows]
+        del records[scan_rows(rows, records, self.path) :]
+        return header, records
 
     def _fetch(self, conn: Conn, session_id: str) -> tuple[Any, list[Row]] | None:
         head = conn.execute(self._q.header, (session_id,)).fetchone()
@@ -332,9 +408,13 @@ class PostgresBackend(BackendBase):
                     "session string; use a database created with ENCODING 'UTF8'",
                     path=self.path,
                 )
+            if self.read_only:
+                conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
             conn.execute(self._q.set_lock_timeout, (f"{self._lock_timeout_ms}ms",))
-            if check_schema(conn, self.schema, self.path):
+            missing = check_schema(conn, self.schema, self.path)
+            if missing and not self.read_only:
                 initialise(conn, self.schema, self.path)
+            self._empty = missing and self.read_only
         except pg.Error as error:
             self._conn = conn  # so that _typed sees whether it dropped
             try:
