@@ -30,9 +30,11 @@ import pytest
 
 from dsh_session import Event, SessionNotFoundError, interrupted_turn_closers
 from tests.crash_writer import SESSION, expected_log, open_backend
+from tests.support import THOROUGH
 
 ROOT = Path(__file__).resolve().parent.parent
-CHAINS = 3
+#: Chains of killed writers per backend (more with ``DSH_HYPOTHESIS_PROFILE=thorough``).
+CHAINS = 8 if THOROUGH else 2
 ROUNDS = 3
 
 

@@ -25,6 +25,7 @@ from dsh_session import (
     SqliteBackend,
     StoredSession,
     copy_sessions,
+    verify_copy,
 )
 from dsh_session.js_json import dumps
 from dsh_session.persistence._codec import event_line
@@ -202,6 +203,45 @@ def test_a_copy_that_does_not_load_back_equal_is_refused(damage: str) -> None:
         assert error.seq is None
     # without verification the same copy goes through
     assert copy_sessions(src, Distorting(damage), verify=False) == ["values"]
+
+
+def test_data_key_order_is_not_a_difference() -> None:
+    """Events compare as JSON values: a copy whose data keys come back in another order is equal."""
+    src, dst = MemoryBackend(), MemoryBackend()
+    first, events = sample_sessions()["values"]
+    for backend, data in ((src, {"a": 1, "b": True}), (dst, {"b": True, "a": 1.0})):
+        backend.create(first)
+        backend.append("values", [*events[:2], replace(events[2], data=data), *events[3:]])
+    assert verify_copy(src, dst) == ["values"]
+
+
+@pytest.mark.parametrize("damage", ["header", "fewer events", "true became 1", "time"])
+def test_verify_copy_compares_a_copy_made_earlier(damage: str, tmp_path: Path) -> None:
+    src = SqliteBackend(tmp_path / "src.db")
+    first, events = sample_sessions()["values"]
+    src.create(first)
+    src.append("values", events)
+    src.create(header("bare"))
+    src.append("bare", one_turn_log("bare", turns=1))
+    conn = sqlite3.connect(tmp_path / "src.db")
+    conn.execute("DELETE FROM events WHERE session_id = 'bare'")
+    conn.commit()
+    conn.close()
+    honest = MemoryBackend()
+    assert copy_sessions(src, honest) == ["bare", "values"]
+    # "bare" has no events left: a copy stores nothing of it, so there is nothing to compare
+    assert verify_copy(src, honest, ["values", "bare", "values"]) == ["values", "bare"]
+    with pytest.raises(CopyMismatchError) as raised:
+        verify_copy(src, _copied(src, damage))
+    assert raised.value.code is Code.COPY_MISMATCH and raised.value.session_id == "values"
+    with pytest.raises(SessionNotFoundError):
+        verify_copy(src, MemoryBackend())
+
+
+def _copied(src: SessionBackend, damage: str) -> SessionBackend:
+    dst = Distorting(damage)
+    copy_sessions(src, dst, verify=False)
+    return dst
 
 
 # -- the reference's stores, through PostgreSQL and back ---------------------------------------

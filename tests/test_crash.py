@@ -21,9 +21,11 @@ import pytest
 from dsh_session import Event, SessionNotFoundError, interrupted_turn_closers
 from tests.crash_writer import SESSION, TURNS, open_backend
 from tests.logs import w1_events
+from tests.support import THOROUGH
 
 ROOT = Path(__file__).resolve().parent.parent
-ROUNDS = 8
+#: Kills per backend (many more with ``DSH_HYPOTHESIS_PROFILE=thorough``).
+ROUNDS = 40 if THOROUGH else 5
 
 
 def run_and_kill(kind: str, path: Path, seed: int, acks: int, pause: float) -> int:

@@ -339,7 +339,7 @@ def logs(draw: st.DrawFn) -> list[dict[str, Any]]:
 
 
 @given(logs())
-@property_settings(150)
+@property_settings(60)
 def test_case_65_67_derivation_is_deterministic_and_replays(records: list[dict[str, Any]]) -> None:
     s = Session("p", records)
     first = s.derive_messages()
@@ -351,7 +351,7 @@ def test_case_65_67_derivation_is_deterministic_and_replays(records: list[dict[s
 
 
 @given(logs())
-@property_settings(100)
+@property_settings(40)
 def test_case_66_seqs_are_contiguous_from_zero(records: list[dict[str, Any]]) -> None:
     s = B.session()
     for record in records:
@@ -366,7 +366,7 @@ def test_case_66_seqs_are_contiguous_from_zero(records: list[dict[str, Any]]) ->
 
 
 @given(logs(), st.data())
-@property_settings(100)
+@property_settings(40)
 def test_case_68_log_only_events_never_change_the_history(
     records: list[dict[str, Any]], data: st.DataObject
 ) -> None:
@@ -389,7 +389,7 @@ def test_case_68_log_only_events_never_change_the_history(
 
 
 @given(logs())
-@property_settings(100)
+@property_settings(40)
 def test_case_69_every_message_has_a_known_role_and_is_frozen(records: list[dict[str, Any]]) -> None:
     s = Session("p", records)
     log_before = [e.to_json() for e in s.events]

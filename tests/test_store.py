@@ -17,6 +17,7 @@ from dsh_session import (
     Event,
     ObserverError,
     Session,
+    SessionForkError,
     SessionHeader,
     SessionMeta,
     SessionStore,
@@ -213,6 +214,27 @@ def test_a_failed_prepare_mints_nothing() -> None:
         store.prepare(seed=[{"type": "turn/start", "seq": 5, "time": 0, "data": {}}])
     expect(Code.SEQ_NOT_CONTIGUOUS, caught.value)
     assert store.prepare().id == "session-1"
+
+
+def test_an_id_announced_to_observers_stays_used_when_one_of_them_refuses() -> None:
+    """D-S1: observers heard of ``session-1`` before one refused it; minting it again would
+    announce a second, different ``session-1`` to them. Refusals before the announcement mint
+    nothing (above)."""
+    store = new_store()
+    recorder, boom = Recorder(), Boom(on_event=False)
+    store.subscribe(recorder)
+    unsubscribe = store.subscribe(boom)
+    for _ in range(2):
+        with pytest.raises(ObserverError) as caught:
+            store.create()
+        expect(Code.OBSERVER_FAILED, caught.value)
+    assert store.list() == []
+    assert recorder.seen == [("created", "session-1"), ("created", "session-2")]
+    unsubscribe()
+    assert store.create().id == "session-3"
+    with pytest.raises(SessionForkError):
+        store.fork("session-3", boundary=0)  # refused before any announcement: nothing minted
+    assert store.create().id == "session-4"
 
 
 # -- detach and remove (24, B18) -----------------------------------------------------------------

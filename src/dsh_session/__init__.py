@@ -91,6 +91,7 @@ from dsh_session.persistence import (
     StoreUnreachableError,
     UnboundSessionError,
     copy_sessions,
+    verify_copy,
 )
 
 __all__ = [
@@ -191,3 +192,5 @@ __all__ += [
     "StoreUnreachableError",
     "copy_sessions",
 ]
+# -- integrate block --
+__all__ += ["verify_copy"]

@@ -238,7 +238,11 @@ class SessionStore:
     def create(
         self, id: str | None = None, *, seed: Seed | None = None, meta: SessionMeta | None = None
     ) -> Session:
-        """:meth:`prepare`, :meth:`enter` and :meth:`announce`; if announcing fails, detach and raise."""
+        """:meth:`prepare`, :meth:`enter` and :meth:`announce`; if announcing fails, detach and raise.
+
+        A refusal by :meth:`prepare` mints nothing; a session rolled back after its
+        announcement keeps a minted id used, since the observers have heard of it.
+        """
         session = self.prepare(id, seed=seed, meta=meta)
         detach = self.enter(session)
         try:
@@ -292,8 +296,10 @@ class SessionStore:
         Raises :class:`SessionForkError`, checking in this order: a taken
         ``child_id`` (``SESSION_ALREADY_EXISTS``), the source
         (``SESSION_NOT_FOUND``, ``SESSION_NOT_LIVE``), the boundary
-        (``INVALID_BOUNDARY``, ``OPEN_TURN``). A refused fork creates nothing
-        and mints no id.
+        (``INVALID_BOUNDARY``, ``OPEN_TURN``). A fork refused by these checks
+        creates nothing and mints no id; one whose child a ``session_created``
+        observer refuses is rolled back (:class:`ObserverError`) and, like
+        :meth:`create`, leaves a minted child id used.
         """
         if child_id is not None and child_id in self._sessions:
             raise SessionForkError(

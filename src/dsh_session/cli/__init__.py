@@ -25,3 +25,7 @@ from dsh_session.cli import validate as _validate  # noqa: F401
 from dsh_session.cli import _postgres  # noqa: F401  (registers the schemes)
 
 __all__ = ["main"]
+
+# isort: split
+# -- conformance block: conformance run / generate, fixtures generate ----------------
+from dsh_session.cli import conformance as _conformance  # noqa: F401

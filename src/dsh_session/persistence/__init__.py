@@ -8,7 +8,8 @@
 - :class:`PersistenceCoordinator` -- keeps the sessions of a ``SessionStore`` in a
   backend (write-behind, ``flush`` as the durability point, adoption, resume).
 - :class:`PostgresBackend` -- one PostgreSQL schema, for many hosts (needs psycopg 3);
-- :func:`copy_sessions` -- copy sessions between any two backends, verified.
+- :func:`copy_sessions` -- copy sessions between any two backends, verified;
+  :func:`verify_copy` -- check a copy made earlier.
 
 Files and rows are byte-for-byte what the TypeScript reference writes, so each
 side loads the other's. Errors are typed (:mod:`dsh_session.persistence.errors`)
@@ -37,7 +38,7 @@ from dsh_session.persistence.sqlite_schema import SCHEMA_VERSION
 
 # isort: split
 # -- the write coordinator, copying, PostgreSQL ------------------------------------------
-from dsh_session.persistence.convert import copy_sessions
+from dsh_session.persistence.convert import copy_sessions, verify_copy
 from dsh_session.persistence.coordinator import DEFAULT_FLUSH_ON, DEFAULT_MAX_PENDING, PersistenceCoordinator
 from dsh_session.persistence.errors import (
     ConnectionLostError,
@@ -94,4 +95,5 @@ __all__ += [
     "StoreAuthError",
     "StoreUnreachableError",
     "copy_sessions",
+    "verify_copy",
 ]

@@ -1,0 +1,192 @@
+"""``dsh-session conformance run|generate`` and ``dsh-session fixtures generate``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from dsh_session.cli._app import main
+
+_DEFAULT_SUITE = "conformance"
+
+
+@main.group()
+def conformance() -> None:
+    """Run the language-neutral conformance suite, or regenerate it from the spec."""
+
+
+def _suite_path(path: str | None) -> Path:
+    """``--suite``, else ``conformance/`` here or in a directory above, else the suite of the
+    source tree this package runs from (a clone, installed editable)."""
+    if path is not None:
+        return Path(path)
+    here = Path.cwd()
+    source_tree = Path(__file__).resolve().parents[3]
+    for base in (here, *here.parents, source_tree):
+        candidate = base / _DEFAULT_SUITE
+        if (candidate / "VERSION").is_file():
+            return candidate
+    raise click.UsageError("no conformance suite found here or above; give --suite DIR")
+
+
+@conformance.command("run")
+@click.option(
+    "--suite",
+    "suite_dir",
+    type=click.Path(file_okay=False),
+    help="The suite directory (default: conformance/ here or above, or the source tree's).",
+)
+@click.option(
+    "--adapter", "command", help='An adapter program, e.g. "node adapter.js" (default: in process).'
+)
+@click.option(
+    "--builtin",
+    type=click.Choice(["python", "spec"]),
+    default="python",
+    show_default=True,
+    help="The in-process adapter when no --adapter is given: this library, or the executable spec.",
+)
+@click.option(
+    "--profile",
+    type=click.Choice(["core", "strict"]),
+    default="strict",
+    show_default=True,
+    help="The profile the implementation claims (strict includes core).",
+)
+@click.option("--skip", "skip_file", type=click.Path(dir_okay=False), help="A skip file (case id -> reason).")
+@click.option("--id", "ids", multiple=True, help="Run only cases whose id matches this pattern (repeatable).")
+@click.option("--area", "areas", multiple=True, help="Run only cases of this area (repeatable).")
+@click.option("--timeout", default=10.0, show_default=True, help="Seconds allowed for one case.")
+@click.option("--json", "as_json", is_flag=True, help="Print the machine-readable report.")
+@click.option("--verbose", "-v", is_flag=True, help="List every case, not only the ones that did not pass.")
+@click.option("--workdir", type=click.Path(file_okay=False), help="Where each case's temporary files go.")
+def run(
+    suite_dir: str | None,
+    command: str | None,
+    builtin: str,
+    profile: str,
+    skip_file: str | None,
+    ids: tuple[str, ...],
+    areas: tuple[str, ...],
+    timeout: float,
+    as_json: bool,
+    verbose: bool,
+    workdir: str | None,
+) -> None:
+    """Run the suite and report pass / fail / skip per case, per profile and per area.
+
+    The exit status is 0 when every case of the claimed profile passes (or is
+    skipped by the skip file), 1 otherwise, 2 for a usage error.
+    """
+    from dsh_session.conformance.adapter import Adapter, InProcessAdapter, SubprocessAdapter
+    from dsh_session.conformance.cases import SuiteError, load_suite
+    from dsh_session.conformance.report import print_report
+    from dsh_session.conformance.runner import Runner, SkipFileError, load_skips, select
+
+    root = _suite_path(suite_dir)
+    try:
+        suite = load_suite(root)
+        skips = load_skips(Path(skip_file)) if skip_file else {}
+    except (SuiteError, SkipFileError) as error:
+        raise click.UsageError(str(error)) from None
+    adapter: Adapter
+    if command:
+        adapter = SubprocessAdapter(command)
+    elif builtin == "spec":
+        from dsh_session.conformance.spec_adapter import SpecAdapter
+
+        adapter = InProcessAdapter(SpecAdapter())
+    else:
+        from dsh_session.conformance.python_adapter import LibraryAdapter
+
+        adapter = InProcessAdapter(LibraryAdapter())
+    cases = select(suite.cases, profile, ids, areas)
+    errors = [e for e in suite.errors if not (ids or areas)]
+    runner = Runner(adapter, suite.artifacts, timeout=timeout, workdir=workdir)
+    report = runner.run(suite, cases, profile, skips, errors=errors)
+    if as_json:
+        click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    else:
+        print_report(report, verbose=verbose)
+    sys.exit(0 if report.passed else 1)
+
+
+@conformance.command("generate")
+@click.option(
+    "--suite",
+    "suite_dir",
+    type=click.Path(file_okay=False),
+    help="The suite directory (default: conformance/ here or above, or the source tree's).",
+)
+@click.option("--check", is_flag=True, help="Only report files that differ from what would be written.")
+def generate(suite_dir: str | None, check: bool) -> None:
+    """Regenerate the case files from the scenarios, every expected value from the spec."""
+    from dsh_session.conformance.fixtures import FixtureError
+    from dsh_session.conformance.generate import GenerationError, generate_suite, stale_files, write_suite
+
+    root = _suite_path(suite_dir)
+    try:
+        made = generate_suite(root)
+    except (GenerationError, FixtureError) as error:
+        raise click.ClickException(str(error)) from None
+    if check:
+        stale = stale_files(root, made)
+        for name in stale:
+            click.echo(f"stale: {name}")
+        click.echo(f"{len(made.cases)} cases; {len(stale)} file(s) differ from the scenarios")
+        sys.exit(1 if stale else 0)
+    changed = write_suite(root, made)
+    click.echo(f"{len(made.cases)} cases; {len(changed)} file(s) written or removed")
+
+
+@main.group()
+def fixtures() -> None:
+    """Generate logs and stores that break exactly one named rule (and valid ones beside them)."""
+
+
+@fixtures.command("generate")
+@click.option(
+    "--seed", type=int, default=0, show_default=True, help="The random seed: same seed, same files."
+)
+@click.option("--count", type=click.IntRange(min=1), default=1, show_default=True, help="Fixtures per rule.")
+@click.option(
+    "--rule", "rules", multiple=True, help="A registry code to break, or VALID (repeatable; default: all)."
+)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(["case", "jsonl", "sqlite"]),
+    default="case",
+    show_default=True,
+    help="Conformance cases (a runnable mini-suite), JSONL session stores, or SQLite databases.",
+)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), help="The output directory (required).")
+@click.option("--list-rules", is_flag=True, help="List the rules fixtures can break, and those out of scope.")
+def fixtures_generate(
+    seed: int, count: int, rules: tuple[str, ...], output: str, out_dir: str | None, list_rules: bool
+) -> None:
+    """Write fixtures, each invalid one breaking exactly ONE rule (checked against the spec).
+
+    Every output has a manifest.json naming, per fixture, the rule, the seq of
+    the bad record, what check_log, seeding and (for stores) loading give.
+    """
+    from dsh_session.conformance.fixtures import OUT_OF_SCOPE, FixtureError, generate, in_scope, write_output
+
+    if list_rules:
+        for code in in_scope():
+            click.echo(code.value)
+        for code, why in OUT_OF_SCOPE.items():
+            click.echo(f"{code.value}: out of scope: {why}")
+        return
+    if out_dir is None:
+        raise click.UsageError("--out DIR is required")
+    out = Path(out_dir)
+    try:
+        made = generate(seed, count, rules or None, format=output)
+        written = write_output(made, output, out, seed=seed, count=count)
+    except FixtureError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"{len(made)} fixture(s), {len(written)} file(s) written to {out}")

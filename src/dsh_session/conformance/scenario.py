@@ -1,0 +1,156 @@
+"""Scenarios: how a case is written before the spec fills in what each step must give.
+
+A :class:`Scenario` names its case (id, description, spec references,
+profile) and lists its steps without expected values. A step that must fail
+says so -- ``error=CODE`` -- and how many later steps an implementation may
+take before raising it (``lazy=n``: the TypeScript reference refuses a bad
+replace only when the surface is next read). ``want=`` pins a value taken from
+the reference notes; the generator checks the spec agrees.
+
+The step builders below (``new``, ``append``, ``surface``, ...) spell each
+protocol operation with its usual arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from dsh_spec.codes import Code
+
+_UNSET: Final[Any] = object()
+
+
+@dataclass(frozen=True)
+class Act:
+    """One step of a scenario: an operation, its arguments, and what the scenario insists on."""
+
+    op: str
+    args: dict[str, Any]
+    error: Code | None = None
+    lazy: int = 0
+    want: Any = _UNSET
+
+    def fails(self, code: Code, *, lazy: int = 0) -> Act:
+        return Act(self.op, self.args, code, lazy, self.want)
+
+    def gives(self, value: Any) -> Act:
+        return Act(self.op, self.args, self.error, self.lazy, value)
+
+    @property
+    def has_want(self) -> bool:
+        return self.want is not _UNSET
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    description: str
+    spec: tuple[str, ...]
+    profile: str
+    steps: tuple[Act, ...]
+    area: str = field(default="")
+
+    def __post_init__(self) -> None:
+        if not self.area:
+            object.__setattr__(self, "area", self.id.split(".", 1)[0])
+
+
+def scenario(
+    id: str, description: str, spec: Sequence[str], profile: str, *steps: Act | Sequence[Act]
+) -> Scenario:
+    """A scenario; ``steps`` may nest lists of steps (flattened)."""
+    flat: list[Act] = []
+    for item in steps:
+        if isinstance(item, Act):
+            flat.append(item)
+        else:
+            flat.extend(item)
+    return Scenario(id, description, tuple(spec), profile, tuple(flat))
+
+
+# -- step builders -----------------------------------------------------------------------------
+
+
+def _with(args: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    for key, value in extra.items():
+        if value is not _UNSET and value is not None:
+            args[key] = value
+    return args
+
+
+def new(
+    seed: Sequence[Any] = (),
+    *,
+    id: str = "s",
+    session: str | None = None,
+    invariants: bool = False,
+    cwd: str | None = None,
+) -> Act:
+    args: dict[str, Any] = {"id": id, "seed": list(seed)}
+    if invariants:
+        args["invariants"] = True
+    return Act("session.new", _with(args, session=session, cwd=cwd))
+
+
+def append(record: dict[str, Any], *, time: int = 5000, session: str | None = None) -> Act:
+    """Append ``record`` (a notation record: its type, data and surface keys are used)."""
+    args: dict[str, Any] = {"type": record.get("type"), "data": record.get("data"), "time": time}
+    for key in ("surfaceOp", "sourceEventSeqs"):
+        if key in record:
+            args[key] = record[key]
+    return Act("session.append", _with(args, session=session))
+
+
+def _read(op: str, session: str | None, **extra: Any) -> Act:
+    return Act(op, _with({}, session=session, **extra))
+
+
+def events(session: str | None = None) -> Act:
+    return _read("session.events", session)
+
+
+def surface(session: str | None = None) -> Act:
+    return _read("session.surface", session)
+
+
+def generation(session: str | None = None) -> Act:
+    return _read("session.generation", session)
+
+
+def invalidate(session: str | None = None) -> Act:
+    return _read("session.invalidate", session)
+
+
+def messages(session: str | None = None) -> Act:
+    return _read("session.messages", session)
+
+
+def event_message(seq: int, session: str | None = None) -> Act:
+    return Act("session.event_message", _with({"seq": seq}, session=session))
+
+
+def closers(session: str | None = None) -> Act:
+    return _read("session.closers", session)
+
+
+def request_header(session: str | None = None) -> Act:
+    return _read("session.request_header", session)
+
+
+def balanced(before: Any, session: str | None = None) -> Act:
+    return Act("session.balanced", _with({"before": before}, session=session))
+
+
+def region(start: Any, end: Any, session: str | None = None) -> Act:
+    return Act("session.region_balanced", _with({"start": start, "end": end}, session=session))
+
+
+def check(records: Sequence[Any]) -> Act:
+    return Act("log.check", {"records": list(records)})
+
+
+def reads(session: str | None = None) -> list[Act]:
+    """The usual reads after building a log: surface, generation, messages."""
+    return [surface(session), generation(session), messages(session)]
