@@ -17,7 +17,8 @@ from rich.console import Console
 from dsh_session import MemoryBackend, MemoryStore
 from dsh_session.cli import _errors, _resolve
 from dsh_session.cli import derive as derive_module
-from tests.cli_support import copy_case, run
+from tests.cli_support import run
+from tests.reference import copy_case
 
 #: Every command, with the arguments it needs besides PATH.
 COMMANDS = {

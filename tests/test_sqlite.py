@@ -29,10 +29,9 @@ from dsh_session.persistence import SCHEMA_VERSION
 from dsh_session.persistence.sqlite import _record
 from tests.backends import file_mode
 from tests.logs import LogBuilder, header, one_turn_log
+from tests.reference import database
 
-REFERENCE_DB = (
-    Path(__file__).parent / "data" / "reference-artifacts" / "single-turn-text-cwd" / "sqlite" / "session.db"
-)
+REFERENCE_DB = database("single-turn-text-cwd")
 
 
 def query(path: Path, sql: str, *args: object) -> list[tuple[object, ...]]:
