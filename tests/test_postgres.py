@@ -24,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dsh_spec
+from bench.w1_log import w1_log
 from dsh_session import (
     Code,
     ConnectionLostError,
@@ -49,7 +50,7 @@ from dsh_session.persistence._rows import row_record, scan_rows
 from dsh_session.persistence.postgres_schema import quote_ident
 from tests.backends import ENVS, PostgresTamper
 from tests.crash_writer import SESSION, TURNS, open_backend
-from tests.logs import LogBuilder, header, one_turn_log, w1_events
+from tests.logs import LogBuilder, header, one_turn_log
 from tests.pg_server import PgServer
 from tests.test_crash import ROUNDS, prefix_length, run_and_kill
 
@@ -546,7 +547,7 @@ def test_a_killed_writer_loses_no_acknowledged_event_and_leaves_no_half_batch(
     """SIGKILL a writer at random points (its connection drops mid-transaction): what loads is
     every acknowledged batch, then nothing but whole batches and the crash closers."""
     monkeypatch.setenv("DSH_TEST_PG_DSN", postgres_server.dsn())
-    events = w1_events(TURNS, SESSION)
+    events = w1_log(TURNS, SESSION)
     rng = random.Random("crash-postgres")
     for _round in range(ROUNDS):
         schema, seed = new_schema(), rng.randint(0, 10**6)
