@@ -195,7 +195,7 @@ def test_an_unexpected_exception_is_a_bug_with_exit_3(
     def broken(*_args: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(derive_module, "snapshot", broken)
+    monkeypatch.setattr(derive_module, "read_snapshot", broken)
     case_dir = copy_case("single-turn-text-cwd", tmp_path)
     ran = run("derive", str(case_dir / "jsonl"))
     assert ran.status == 3
