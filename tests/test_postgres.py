@@ -654,6 +654,13 @@ def tagged_turn(session: Session, tag: str) -> list[Event]:
     ]
 
 
+def store_seed_turn(backend: PostgresBackend, session_id: str) -> None:
+    """Store session ``session_id`` with one turn, tagged ``seed``, for writers to race on."""
+    seed = Session(session_id, header=header(session_id))
+    backend.create(seed.header)
+    backend.append(session_id, tagged_turn(seed, "seed"))
+
+
 def own_session_writer(dsn: str, schema: str, session_id: str, turns: int) -> None:
     backend = PostgresBackend(dsn, schema=schema)
     session = Session(session_id, header=header(session_id))
@@ -713,10 +720,7 @@ def test_two_writers_racing_on_one_session_one_wins_the_other_gets_a_conflict(
     postgres_server: PgServer, opened: Callable[..., PostgresBackend], schema: str
 ) -> None:
     """Each round every writer loads the same log, then all append at once."""
-    backend = opened()
-    seed = Session("race", header=header("race"))
-    backend.create(seed.header)
-    backend.append("race", tagged_turn(seed, "seed"))
+    store_seed_turn(opened(), "race")
     writers, rounds = 3, 8
     barrier = CTX.Barrier(writers)
     results = CTX.Queue()
@@ -749,10 +753,7 @@ def retrying_writer(dsn: str, schema: str, worker: int, turns: int) -> None:
 def test_many_writers_on_one_session_never_lose_duplicate_or_interleave(
     postgres_server: PgServer, opened: Callable[..., PostgresBackend], schema: str
 ) -> None:
-    backend = opened()
-    seed = Session("shared", header=header("shared"))
-    backend.create(seed.header)
-    backend.append("shared", tagged_turn(seed, "seed"))
+    store_seed_turn(opened(), "shared")
     writers, turns = 4, 12
     run_processes(retrying_writer, [(postgres_server.dsn(), schema, w, turns) for w in range(writers)])
     loaded = opened().load("shared").events
