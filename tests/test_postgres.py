@@ -19,14 +19,11 @@ from typing import Any
 
 import psycopg
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-import dsh_spec
+from bench.w1_log import w1_log
 from dsh_session import (
     Code,
     ConnectionLostError,
-    CorruptStoreError,
     Event,
     IncompatibleStoreError,
     PostgresBackend,
@@ -43,11 +40,10 @@ from dsh_session import (
     UnrepresentableError,
 )
 from dsh_session.persistence import POSTGRES_SCHEMA_VERSION
-from dsh_session.persistence._rows import row_record, scan_rows
 from dsh_session.persistence.postgres_schema import quote_ident
 from tests.backends import ENVS, PostgresTamper
 from tests.crash_writer import SESSION, TURNS, open_backend
-from tests.logs import LogBuilder, header, one_turn_log, w1_events
+from tests.logs import LogBuilder, header, one_turn_log
 from tests.pg_server import PgServer
 from tests.test_crash import ROUNDS, prefix_length, run_and_kill
 
@@ -544,7 +540,7 @@ def test_a_killed_writer_loses_no_acknowledged_event_and_leaves_no_half_batch(
     """SIGKILL a writer at random points (its connection drops mid-transaction): what loads is
     every acknowledged batch, then nothing but whole batches and the crash closers."""
     monkeypatch.setenv("DSH_TEST_PG_DSN", postgres_server.dsn())
-    events = w1_events(TURNS, SESSION)
+    events = w1_log(TURNS, SESSION)
     rng = random.Random("crash-postgres")
     for _round in range(ROUNDS):
         schema, seed = new_schema(), rng.randint(0, 10**6)
@@ -633,36 +629,6 @@ def test_loads_and_lookups_are_answered_from_the_keys(
     assert "events_pkey" in texts[0] and "Sort" not in texts[0]
     assert "events_pkey" in texts[1]
     assert "sessions_id_key" in texts[2]
-
-
-# -- the row scan is the spec's rule ------------------------------------------------------------
-
-
-@settings(max_examples=200)
-@given(
-    st.lists(
-        st.tuples(st.integers(1, 2), st.sampled_from(["todo/write", "turn/end"]), st.booleans()),
-        max_size=12,
-    )
-)
-def test_the_row_scan_keeps_what_the_spec_keeps(shape: list[tuple[int, str, bool]]) -> None:
-    """Rows come sorted by seq, unique: a step of 2 leaves a gap; a flag marks a row that does not parse."""
-    rows: Rows = []
-    records: list[object] = []
-    seq = -1
-    for step, kind, broken in shape:
-        seq += step
-        rows.append((seq, kind, 1, "{" if broken else "{}", None, None))
-        records.append(dsh_spec.HOLE if broken else {"type": kind, "seq": seq, "time": 1, "data": {}})
-    expected = dsh_spec.preserved_prefix(records)
-    parsed = [row_record(row) for row in rows]
-    if isinstance(expected, dsh_spec.Rejection):
-        with pytest.raises(CorruptStoreError) as raised:
-            scan_rows(rows, parsed, "db")
-        assert raised.value.code is expected.code
-        assert raised.value.seq == rows[expected.seq or 0][0]
-    else:
-        assert scan_rows(rows, parsed, "db") == expected
 
 
 # -- concurrent writers in several processes: tests/test_concurrent_writers.py (every durable backend)
