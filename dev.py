@@ -9,11 +9,15 @@ Setup is idempotent: the virtual environment lives in ``.venv`` and is
 also makes sure PostgreSQL's server programs are installed (the tests start a
 throwaway server of their own): when ``initdb``/``pg_ctl`` are not found, it
 installs Debian's ``postgresql`` package with apt-get (as root, or via sudo).
+Likewise, where Debian's or Ubuntu's Python lacks ``ensurepip`` (needed to
+put pip into ``.venv``), it installs ``python3.X-venv`` first.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -34,9 +38,16 @@ def run(*args: str | os.PathLike[str], env: dict[str, str] | None = None) -> Non
         sys.exit(result.returncode)
 
 
+def has_pip(python: Path) -> bool:
+    probe = subprocess.run([str(python), "-m", "pip", "--version"], capture_output=True)
+    return probe.returncode == 0
+
+
 def setup(extra: str | None) -> None:
-    if not PY.exists():
+    if not PY.exists() or not has_pip(PY):
+        ensure_venv_support()
         print(f"creating {VENV}", flush=True)
+        shutil.rmtree(VENV, ignore_errors=True)  # a half-made one (no pip) is made again
         venv.EnvBuilder(with_pip=True).create(VENV)
     target = f".[{extra}]" if extra else "."
     stamp = VENV / f".installed-{extra or 'base'}"
@@ -56,26 +67,52 @@ def demo(args: list[str]) -> None:
 CREATECLUSTER_CONF = Path("/etc/postgresql-common/createcluster.d/dsh-session.conf")
 
 
+def apt_install(packages: list[str], why: str, before: str | None = None) -> None:
+    """Install Debian packages with apt-get (as root, or via sudo), or stop with one clear line."""
+    wanted = " ".join(packages)
+    print(f"{why}: installing {wanted} with apt-get", flush=True)
+    if shutil.which("apt-get") is None:
+        sys.exit(f"{why}, and there is no apt-get here: install {wanted} and run this again")
+    if os.geteuid() == 0:
+        sudo: list[str] = []
+    elif shutil.which("sudo"):
+        sudo = ["sudo", "-n"]
+    else:
+        sys.exit(f"{why}, and installing {wanted} needs root: `apt-get install {wanted}` as root")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    if before:
+        run(*sudo, "sh", "-c", before)
+    run(*sudo, "apt-get", "update", "-q", env=env)
+    run(*sudo, "apt-get", "install", "-y", "-q", "--no-install-recommends", *packages, env=env)
+
+
+def ensure_venv_support() -> None:
+    """Debian and Ubuntu ship Python without ``ensurepip``; ``venv`` needs it to put pip in .venv."""
+    if importlib.util.find_spec("ensurepip") is not None:
+        return
+    version = f"python3.{sys.version_info.minor}"
+    apt_install([f"{version}-venv"], f"{version} has no ensurepip (needed to create .venv)")
+    importlib.invalidate_caches()
+    if importlib.util.find_spec("ensurepip") is None:
+        sys.exit(f"installed {version}-venv, yet this Python has no ensurepip: run dev.py with {version}")
+
+
+#: Tells Debian's postgresql-common not to create (and start) a default cluster on install.
+CREATECLUSTER_CONF = Path("/etc/postgresql-common/createcluster.d/dsh-session.conf")
+
+
 def ensure_postgres() -> None:
     """Install PostgreSQL's server programs when they are missing (the tests need them)."""
     from tests.pg_server import find_bindir
 
     if find_bindir() is not None:
         return
-    print("PostgreSQL's initdb/pg_ctl not found: installing Debian's postgresql package", flush=True)
-    if shutil.which("apt-get") is None:
-        sys.exit("no apt-get here: install PostgreSQL (initdb, pg_ctl, postgres) and run the check again")
-    if os.geteuid() == 0:
-        sudo: list[str] = []
-    elif shutil.which("sudo"):
-        sudo = ["sudo", "-n"]
-    else:
-        sys.exit("PostgreSQL is missing and installing it needs root: `apt-get install postgresql` as root")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     conf = CREATECLUSTER_CONF
-    run(*sudo, "sh", "-c", f"mkdir -p '{conf.parent}' && echo 'create_main_cluster = false' > '{conf}'")
-    run(*sudo, "apt-get", "update", "-q", env=env)
-    run(*sudo, "apt-get", "install", "-y", "-q", "--no-install-recommends", "postgresql", env=env)
+    apt_install(
+        ["postgresql"],
+        "PostgreSQL's initdb/pg_ctl not found (the tests start their own server)",
+        before=f"mkdir -p '{conf.parent}' && echo 'create_main_cluster = false' > '{conf}'",
+    )
     if find_bindir() is None:
         sys.exit("installed postgresql, but initdb/pg_ctl are still not found")
 

@@ -4,7 +4,7 @@
     python bench/persistence.py --sizes 10000,100000 --backends jsonl --json out.json
 
 The log is the W1 workload (``bench-workload.md``, plain mode: 13 events per
-turn, a tool call per turn), built once per size through ``Session.append``.
+turn, a tool call per turn; ``bench/w1_log.py``), built once per size.
 Writes go in batches of ``--batch`` events (default: one turn, 13 events; each
 batch is one fsync or one transaction, as a flush per turn would be). A load is
 timed in a fresh backend instance; its peak memory is measured separately with
@@ -28,68 +28,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.w1_log import w1_log
 from dsh_session import (
     Event,
     JsonlBackend,
     MemoryBackend,
     MemoryStore,
-    Session,
     SessionBackend,
     SessionHeader,
 )
-
-
-def w1(turns: int) -> list[Event]:
-    """The W1 workload, plain mode: ``13 * turns`` events."""
-    clock = iter(range(1767225646500, 1767225646500 + 14 * turns + 10))
-    session = Session("w1", header=SessionHeader("w1", 1767225600000), clock=lambda: next(clock))
-    add = session.append
-    for t in range(1, turns + 1):
-        add("turn/start", {"turn": t, "trigger": {"kind": "message", "source": {"kind": "user"}}})
-        add(
-            "user/message",
-            {"content": [{"type": "text", "text": f"user message {t}"}], "source": {"kind": "user"}},
-            surface_op="append",
-        )
-        add("step/start", {"turn": t, "step": 1})
-        chunks = [
-            add(
-                "assistant/chunk",
-                {"turn": t, "step": 1, "chunk": {"type": "text-delta", "index": 0, "text": f"chunk {k} "}},
-            ).seq
-            for k in range(5)
-        ]
-        add(
-            "assistant/message",
-            {
-                "turn": t,
-                "step": 1,
-                "content": [
-                    {"type": "text", "text": f"assistant reply {t}"},
-                    {"type": "tool-call", "id": f"call-{t}", "name": "echo", "arguments": '{"x":1}'},
-                ],
-            },
-            surface_op="append",
-            source_event_seqs=chunks,
-        )
-        call = add(
-            "tool/call", {"turn": t, "step": 1, "callId": f"call-{t}", "name": "echo", "arguments": '{"x":1}'}
-        )
-        add(
-            "tool/result",
-            {
-                "turn": t,
-                "step": 1,
-                "callId": f"call-{t}",
-                "content": [{"type": "text", "text": f"result {t}"}],
-                "isError": False,
-            },
-            surface_op="append",
-            source_event_seqs=[call.seq],
-        )
-        add("step/end", {"turn": t, "step": 1})
-        add("turn/end", {"turn": t, "reason": {"kind": "completed"}})
-    return list(session.events)
 
 
 def opener(kind: str, where: Path) -> Callable[[], SessionBackend]:
@@ -170,7 +119,7 @@ def main() -> None:
     args = parser.parse_args()
     results = []
     for size in (int(s) for s in args.sizes.split(",")):
-        events = w1(max(size // 13, 1))  # whole turns: 9997 events for 10k
+        events = w1_log(max(size // 13, 1))  # whole turns: 9997 events for 10k
         for kind in args.backends.split(","):
             result = run(kind, events, args.batch, not args.no_memory)
             results.append(result)

@@ -9,7 +9,7 @@ tests do, ``tests/pg_server.py``) but with PostgreSQL's default durability --
 every commit fsynced -- as SQLite's ``synchronous = FULL`` fsyncs its commits;
 it is removed afterwards. With ``--dsn`` a fresh schema is used and dropped.
 
-1. **Append and load**: the W1 workload (``bench/persistence.py``, 13 events per
+1. **Append and load**: the W1 workload (``bench/w1_log.py``, 13 events per
    turn) appended in batches of one turn (one transaction each), then loaded in
    a fresh backend instance.
 2. **Many sessions**: ``--sessions`` sessions of one W1 turn each in one store;
@@ -39,7 +39,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.persistence import w1
+from bench.w1_log import w1_log
 from dsh_session import Event, PostgresBackend, SessionBackend, SessionHeader, SqliteBackend
 
 CREATED = 1767225600000
@@ -213,15 +213,15 @@ def main() -> None:
 
     try:
         for size in (int(s) for s in args.sizes.split(",")):
-            events = w1(max(size // 13, 1))
+            events = w1_log(max(size // 13, 1))
             for kind in kinds:
                 with_store(
                     kind, dsn, lambda stores, events=events: record(append_and_load(stores, events, 13))
                 )
-        turn = w1(1)
+        turn = w1_log(1)
         for kind in kinds:
             with_store(kind, dsn, lambda stores: record(many_sessions(stores, args.sessions, turn)))
-        events = w1(args.turns)
+        events = w1_log(args.turns)
         for kind in kinds:
             with_store(kind, dsn, lambda stores: record(parallel_writers(stores, args.writers, events)))
     finally:

@@ -1,8 +1,8 @@
 """Running the command line in tests, and the reference stores it runs on.
 
 ``run`` invokes the click group in-process (click's ``CliRunner``: stdout and
-stderr apart, not a terminal); ``copy_case`` copies a reference-artifact case
-to a temporary directory first -- a test never opens the artifacts in place.
+stderr apart, not a terminal); a test copies a reference case to a temporary
+directory first (``tests.reference.copy_case``) -- never opens a store in place.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,11 +17,9 @@ from typing import Any
 from click.testing import CliRunner
 
 from dsh_session.cli import main
+from tests.reference import VALID, database
 
-ARTIFACTS = Path(__file__).parent / "data" / "reference-artifacts"
-CASES = sorted(p.name for p in ARTIFACTS.iterdir() if p.is_dir())
-VALID = [c for c in CASES if not c.startswith(("crash-", "reject-", "jsonl-invalid-utf8"))]
-VALID_SQLITE = [c for c in VALID if (ARTIFACTS / c / "sqlite" / "session.db").exists()]
+VALID_SQLITE = [c for c in VALID if database(c).exists()]
 
 #: Crash cases: (stored events kept by a load, closers it appends, torn records it cuts), from INDEX.md.
 CRASH = {
@@ -62,14 +59,6 @@ def _runner() -> CliRunner:
 def run(*args: str, env: dict[str, str] | None = None) -> Ran:
     result = _runner().invoke(main, list(args), env=env)
     return Ran(result.exit_code, result.stdout, result.stderr, result.exception)
-
-
-def copy_case(case: str, tmp: Path) -> Path:
-    target = tmp / case
-    shutil.copytree(ARTIFACTS / case, target)
-    for path in target.rglob("*"):
-        path.chmod(0o700 if path.is_dir() else 0o600)
-    return target
 
 
 def store_of(case_dir: Path, backend: str) -> Path:

@@ -8,7 +8,7 @@ batches and says ``acked <n>`` after each append returns (the durability
 point). The second drives a live session of a ``SessionStore`` persisted by a
 ``PersistenceCoordinator`` (default automatic flushes, plus explicit flushes
 at random points): it resumes the stored session if there is one, appends
-:data:`COORDINATOR_TURNS` W1 turns (:func:`append_w1_turn`), and says
+:data:`COORDINATOR_TURNS` W1 turns (``bench.w1_log.append_w1_turn``), and says
 ``flushing`` before each explicit flush, ``flushed <n>`` when a flush of the
 first ``n`` events returned, and ``durable <n>`` whenever the coordinator's
 durable count grows (an automatic flush).
@@ -20,9 +20,10 @@ from __future__ import annotations
 import os
 import random
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
+from bench.w1_log import W1_TIME_BASE, append_w1_turn, w1_log
 from dsh_session import (
     Event,
     JsonlBackend,
@@ -35,13 +36,13 @@ from dsh_session import (
     SqliteBackend,
     StoreObserver,
 )
-from tests.logs import CREATED_AT, header, w1_events
+from tests.logs import CREATED_AT, header
 
 TURNS = 80
 SESSION = "w1"
 COORDINATOR_TURNS = 30
 FLUSH_CHANCE = 0.08
-TIME_BASE = 1767225646500
+TIME_BASE = W1_TIME_BASE
 
 
 def open_backend(kind: str, path: str) -> SessionBackend:
@@ -60,53 +61,6 @@ class SeqClock:
 
     def __call__(self) -> int:
         return TIME_BASE + (self.session.seq if self.session is not None else 0)
-
-
-def append_w1_turn(append: Callable[..., Event], t: int) -> None:
-    """One W1 turn (13 events) through ``append`` (a session's): user message, a step with
-    chunks, a tool call and its result."""
-    append("turn/start", {"turn": t, "trigger": {"kind": "message", "source": {"kind": "user"}}})
-    append(
-        "user/message",
-        {"content": [{"type": "text", "text": f"user message {t}"}], "source": {"kind": "user"}},
-        surface_op="append",
-    )
-    append("step/start", {"turn": t, "step": 1})
-    chunks = [
-        append(
-            "assistant/chunk",
-            {"turn": t, "step": 1, "chunk": {"type": "text-delta", "index": 0, "text": f"chunk {k} "}},
-        ).seq
-        for k in range(5)
-    ]
-    append(
-        "assistant/message",
-        {
-            "turn": t,
-            "step": 1,
-            "content": [
-                {"type": "text", "text": f"assistant reply {t}"},
-                {"type": "tool-call", "id": f"call-{t}", "name": "echo", "arguments": '{"x":1}'},
-            ],
-        },
-        surface_op="append",
-        source_event_seqs=chunks,
-    )
-    call = append("tool/call", {"turn": t, "step": 1, "callId": f"call-{t}", "name": "echo"})
-    append(
-        "tool/result",
-        {
-            "turn": t,
-            "step": 1,
-            "callId": f"call-{t}",
-            "content": [{"type": "text", "text": f"result {t}"}],
-            "isError": False,
-        },
-        surface_op="append",
-        source_event_seqs=[call.seq],
-    )
-    append("step/end", {"turn": t, "step": 1})
-    append("turn/end", {"turn": t, "reason": {"kind": "completed"}})
 
 
 def turns_started(events: Iterable[Event]) -> int:
@@ -177,7 +131,7 @@ def main() -> None:
         coordinator_main(sys.argv[2], sys.argv[3], int(sys.argv[4]))
         return
     kind, path, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    events = w1_events(TURNS, SESSION)
+    events = w1_log(TURNS, SESSION)
     rng = random.Random(seed)
     backend = open_backend(kind, path)
     backend.create(header(SESSION))

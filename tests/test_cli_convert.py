@@ -9,7 +9,8 @@ import pytest
 
 from dsh_session import CopyMismatchError
 from dsh_session.cli import convert as convert_module
-from tests.cli_support import VALID, copy_case, expected, jsonl_file, run, store_of, tree_digest
+from tests.cli_support import expected, jsonl_file, run, store_of, tree_digest
+from tests.reference import VALID, copy_case
 
 #: INDEX.md: "JSONL vs SQLite load: byte-identical" for every valid case but this one.
 KEY_ORDER_DIFFERS = {"previously-interrupted-turn-resumed-cwd"}

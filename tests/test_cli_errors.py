@@ -17,7 +17,8 @@ from rich.console import Console
 from dsh_session import MemoryBackend, MemoryStore
 from dsh_session.cli import _errors, _resolve
 from dsh_session.cli import derive as derive_module
-from tests.cli_support import copy_case, run
+from tests.cli_support import run
+from tests.reference import copy_case
 
 #: Every command, with the arguments it needs besides PATH.
 COMMANDS = {
@@ -194,7 +195,7 @@ def test_an_unexpected_exception_is_a_bug_with_exit_3(
     def broken(*_args: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(derive_module, "snapshot", broken)
+    monkeypatch.setattr(derive_module, "read_snapshot", broken)
     case_dir = copy_case("single-turn-text-cwd", tmp_path)
     ran = run("derive", str(case_dir / "jsonl"))
     assert ran.status == 3

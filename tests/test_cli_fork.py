@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.cli_support import copy_case, jsonl_file, run, tree_digest
+from tests.cli_support import jsonl_file, run, tree_digest
+from tests.reference import copy_case
 
 FORK_CASE = "forked-child-at-turn-boundary-cwd"
 

@@ -27,9 +27,10 @@ import pytest
 from dsh_session import Code, Event, JsonlBackend, PostgresBackend, StoreIOError
 from dsh_session.cli._postgres import is_conninfo, redact
 from dsh_session.persistence.postgres_schema import quote_ident
-from tests.cli_support import CRASH, VALID, Ran, copy_case, expected, run
+from tests.cli_support import CRASH, Ran, expected, run
 from tests.pg_server import PgServer
-from tests.test_reference_artifacts import ARTIFACTS, CRASH_SQLITE, check_loaded, session_id, tree
+from tests.reference import CRASH_SQLITE, VALID, copy_case, database, jsonl_root
+from tests.test_reference_artifacts import check_loaded, session_id, tree
 
 Rows = list[tuple[Any, ...]]
 
@@ -236,10 +237,10 @@ def test_a_jsonl_store_goes_through_postgres_sqlite_and_postgres_and_comes_back_
     # The SQLite store in the middle holds the rows the reference's own SQLite store holds.
     assert sqlite_rows(mid) == sqlite_rows(folder / "sqlite" / "session.db")
     if case in KEY_ORDER_CASES:
-        assert tree(back) != tree(ARTIFACTS / case / "jsonl")
+        assert tree(back) != tree(jsonl_root(case))
         check_loaded(JsonlBackend(back).load(session_id(folder)), folder / "sqlite" / "expected.json")
     else:  # byte for byte what the reference wrote
-        assert tree(back) == tree(ARTIFACTS / case / "jsonl")
+        assert tree(back) == tree(jsonl_root(case))
 
 
 @pytest.mark.parametrize("case", VALID)
@@ -254,9 +255,9 @@ def test_a_sqlite_store_goes_through_postgres_jsonl_and_postgres_and_comes_back_
     ok(run("convert", main.url(), str(mid), "--pg-schema", first))
     ok(run("convert", str(mid), other.url(), "--to-pg-schema", second))
     ok(run("convert", other.url(), str(back), "--pg-schema", second))
-    assert sqlite_rows(back) == sqlite_rows(ARTIFACTS / case / "sqlite" / "session.db")
+    assert sqlite_rows(back) == sqlite_rows(database(case))
     if case not in KEY_ORDER_CASES:  # the JSONL store in the middle is the reference's, byte for byte
-        assert tree(mid) == tree(ARTIFACTS / case / "jsonl")
+        assert tree(mid) == tree(jsonl_root(case))
 
 
 def test_a_connection_string_is_a_location_too(
@@ -431,7 +432,7 @@ def test_a_read_only_backend_cannot_write_and_makes_no_schema(db: Db) -> None:
         assert not db.has_schema(schema)
     finally:
         reader.close()
-    folder_rows = sqlite_rows(ARTIFACTS / "crash-sqlite-open-turn-after-compaction" / "sqlite" / "session.db")
+    folder_rows = sqlite_rows(database("crash-sqlite-open-turn-after-compaction"))
     put_rows(db, schema, *folder_rows)
     before = db.state()
     (sid,) = {row[0] for row in folder_rows[1]}

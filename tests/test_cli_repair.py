@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import CRASH, copy_case, expected, jsonl_file, run, store_of, tree_digest
+from tests.cli_support import CRASH, expected, jsonl_file, run, store_of, tree_digest
+from tests.reference import copy_case
 
 CRASH_JSONL = sorted(case for case in CRASH if case.startswith("crash-jsonl-"))
 

@@ -11,17 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import (
-    CRASH,
-    VALID,
-    VALID_SQLITE,
-    copy_case,
-    expected,
-    jsonl_file,
-    run,
-    store_of,
-    tree_digest,
-)
+from tests.cli_support import CRASH, VALID_SQLITE, expected, jsonl_file, run, store_of, tree_digest
+from tests.reference import VALID, copy_case
 
 TS1 = (
     '{"type":"turn/start","seq":0,"time":1,'

@@ -15,16 +15,8 @@ import pytest
 from dsh_spec.events import APPEND, Event, Replace
 from dsh_spec.rejection import Rejection
 from dsh_spec.surface import fold_surface, shadowed
-from tests.cli_support import (
-    CRASH,
-    VALID,
-    copy_case,
-    expected,
-    jsonl_file,
-    run,
-    store_of,
-    tree_digest,
-)
+from tests.cli_support import CRASH, expected, jsonl_file, run, store_of, tree_digest
+from tests.reference import VALID, copy_case
 
 BACKENDS = ["jsonl", "sqlite"]
 

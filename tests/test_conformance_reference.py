@@ -17,9 +17,9 @@ import pytest
 
 from dsh_session.conformance.cases import Case, load_suite
 from dsh_session.conformance.compare import difference
+from tests.reference import RECORDS as REFERENCE
+from tests.reference import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = ROOT / "tests" / "data" / "reference-artifacts"
 SUITE = load_suite(ROOT / "conformance")
 CASES = {case.id: case for case in SUITE.cases}
 

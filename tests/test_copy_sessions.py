@@ -31,7 +31,8 @@ from dsh_session.js_json import dumps
 from dsh_session.persistence._codec import event_line
 from tests.backends import ENVS, Env
 from tests.logs import LogBuilder, header, one_turn_log
-from tests.test_reference_artifacts import ARTIFACTS, VALID, check_loaded, copy_case, session_id, tree
+from tests.reference import VALID, copy_case, jsonl_root
+from tests.test_reference_artifacts import check_loaded, session_id, tree
 
 KINDS = sorted(ENVS)
 
@@ -265,12 +266,12 @@ def test_a_reference_jsonl_store_survives_a_trip_through_postgres(case: str, tmp
     finally:
         pg_env.close_all()
     if case in KEY_ORDER_CASES:
-        assert tree(tmp_path / "back") != tree(ARTIFACTS / case / "jsonl")
+        assert tree(tmp_path / "back") != tree(jsonl_root(case))
         check_loaded(
             JsonlBackend(tmp_path / "back").load(session_id(folder)), folder / "sqlite" / "expected.json"
         )
     else:  # byte for byte what the reference wrote
-        assert tree(tmp_path / "back") == tree(ARTIFACTS / case / "jsonl")
+        assert tree(tmp_path / "back") == tree(jsonl_root(case))
 
 
 @pytest.mark.parametrize("case", VALID)

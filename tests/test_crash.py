@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.w1_log import w1_log
 from dsh_session import Event, SessionNotFoundError, interrupted_turn_closers
 from tests.crash_writer import SESSION, TURNS, open_backend
-from tests.logs import w1_events
 from tests.support import THOROUGH
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,7 +68,7 @@ def prefix_length(loaded: list[Event], events: list[Event]) -> int:
 
 @pytest.mark.parametrize("kind", ["jsonl", "sqlite"])
 def test_a_killed_writer_loses_no_acknowledged_event(kind: str, tmp_path: Path) -> None:
-    events = w1_events(TURNS, SESSION)
+    events = w1_log(TURNS, SESSION)
     rng = random.Random(f"crash-{kind}")
     for round_ in range(ROUNDS):
         path = tmp_path / f"round-{round_}" / ("root" if kind == "jsonl" else "sessions.db")

@@ -3,7 +3,8 @@
 The expected strings are JavaScript facts (persistence.md §0.4, the number
 notes of the reference artifacts' INDEX.md) and, best of all, the bytes the
 reference itself wrote for two hand-written logs full of odd numbers and
-characters (``tests/data/reference/js``).
+characters (the ``log.json`` and JSONL store of two reference cases, see
+``tests/reference.py``).
 """
 
 from __future__ import annotations
@@ -20,9 +21,17 @@ import dsh_spec
 from dsh_session import FrozenDict, FrozenList, freeze
 from dsh_session.js_json import JsonTextError, dumps, js_number, js_string, loads
 from tests import strategies as S
+from tests.reference import RECORDS, jsonl_root
 from tests.support import assert_same_json, property_settings
 
-JS = Path(__file__).parent / "data" / "reference" / "js"
+#: The reference cases built from hand-written logs (their log.json, and the JSONL file the reference wrote).
+HAND_WRITTEN = {"numbers-edge": "numbers-edge-values-no-cwd", "unicode": "unicode-emoji-cjk-lone-surrogates"}
+
+
+def _written(name: str) -> Path:
+    (path,) = jsonl_root(HAND_WRITTEN[name]).glob("*/*.jsonl")
+    return path
+
 
 # -- numbers: ECMAScript Number::toString -----------------------------------------------
 
@@ -204,8 +213,8 @@ def test_loads_returns_frozen_canonical_values() -> None:
 @pytest.mark.parametrize("name", ["numbers-edge", "unicode"])
 def test_we_write_the_bytes_the_reference_wrote(name: str) -> None:
     """Parse the hand-written input like JSON.parse; write each event like JSON.stringify."""
-    source = loads((JS / f"{name}.log.json").read_bytes())
-    lines = (JS / f"{name}.jsonl").read_bytes().decode("utf-8").split("\n")
+    source = loads((RECORDS / HAND_WRITTEN[name] / "log.json").read_bytes())
+    lines = _written(name).read_bytes().decode("utf-8").split("\n")
     assert lines[-1] == ""
     events = lines[1:-1]
     assert len(events) == len(source["seed"])
@@ -216,7 +225,7 @@ def test_we_write_the_bytes_the_reference_wrote(name: str) -> None:
 
 def test_numbers_edge_facts_from_the_reference() -> None:
     """The INDEX.md notes, read from the reference's own output."""
-    meta = loads((JS / "numbers-edge.jsonl").read_bytes().split(b"\n")[3])["data"]["meta"]
+    meta = loads(_written("numbers-edge").read_bytes().split(b"\n")[3])["data"]["meta"]
     assert_same_json(meta["negZero"], 0)
     assert_same_json(meta["negZeroFloat"], 0)
     assert_same_json(meta["e21"], 1e21)

@@ -8,7 +8,6 @@ The backend contract itself runs against PostgreSQL in ``test_persistence_contra
 
 from __future__ import annotations
 
-import multiprocessing
 import random
 import secrets
 import sqlite3
@@ -20,14 +19,11 @@ from typing import Any
 
 import psycopg
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-import dsh_spec
+from bench.w1_log import w1_log
 from dsh_session import (
     Code,
     ConnectionLostError,
-    CorruptStoreError,
     Event,
     IncompatibleStoreError,
     PostgresBackend,
@@ -37,7 +33,6 @@ from dsh_session import (
     SessionNotFoundError,
     SqliteBackend,
     StoreAuthError,
-    StoreConflictError,
     StoredSession,
     StoreIOError,
     StoreLockedError,
@@ -45,11 +40,10 @@ from dsh_session import (
     UnrepresentableError,
 )
 from dsh_session.persistence import POSTGRES_SCHEMA_VERSION
-from dsh_session.persistence._rows import row_record, scan_rows
 from dsh_session.persistence.postgres_schema import quote_ident
 from tests.backends import ENVS, PostgresTamper
 from tests.crash_writer import SESSION, TURNS, open_backend
-from tests.logs import LogBuilder, header, one_turn_log, w1_events
+from tests.logs import LogBuilder, header, one_turn_log
 from tests.pg_server import PgServer
 from tests.test_crash import ROUNDS, prefix_length, run_and_kill
 
@@ -546,7 +540,7 @@ def test_a_killed_writer_loses_no_acknowledged_event_and_leaves_no_half_batch(
     """SIGKILL a writer at random points (its connection drops mid-transaction): what loads is
     every acknowledged batch, then nothing but whole batches and the crash closers."""
     monkeypatch.setenv("DSH_TEST_PG_DSN", postgres_server.dsn())
-    events = w1_events(TURNS, SESSION)
+    events = w1_log(TURNS, SESSION)
     rng = random.Random("crash-postgres")
     for _round in range(ROUNDS):
         schema, seed = new_schema(), rng.randint(0, 10**6)
@@ -637,165 +631,7 @@ def test_loads_and_lookups_are_answered_from_the_keys(
     assert "sessions_id_key" in texts[2]
 
 
-# -- the row scan is the spec's rule ------------------------------------------------------------
-
-
-@settings(max_examples=200)
-@given(
-    st.lists(
-        st.tuples(st.integers(1, 2), st.sampled_from(["todo/write", "turn/end"]), st.booleans()),
-        max_size=12,
-    )
-)
-def test_the_row_scan_keeps_what_the_spec_keeps(shape: list[tuple[int, str, bool]]) -> None:
-    """Rows come sorted by seq, unique: a step of 2 leaves a gap; a flag marks a row that does not parse."""
-    rows: Rows = []
-    records: list[object] = []
-    seq = -1
-    for step, kind, broken in shape:
-        seq += step
-        rows.append((seq, kind, 1, "{" if broken else "{}", None, None))
-        records.append(dsh_spec.HOLE if broken else {"type": kind, "seq": seq, "time": 1, "data": {}})
-    expected = dsh_spec.preserved_prefix(records)
-    parsed = [row_record(row) for row in rows]
-    if isinstance(expected, dsh_spec.Rejection):
-        with pytest.raises(CorruptStoreError) as raised:
-            scan_rows(rows, parsed, "db")
-        assert raised.value.code is expected.code
-        assert raised.value.seq == rows[expected.seq or 0][0]
-    else:
-        assert scan_rows(rows, parsed, "db") == expected
-
-
-# -- concurrent writers in several processes ---------------------------------------------------
-
-CTX = multiprocessing.get_context("fork")
-TURN = 3  # events per turn below
-
-
-def tagged_turn(session: Session, tag: str) -> list[Event]:
-    turn = 1 + sum(1 for e in session.events if e.type == "turn/start")
-    return [
-        session.append(
-            "turn/start", {"turn": turn, "trigger": {"kind": "message", "source": {"kind": "user"}}}
-        ),
-        session.append(
-            "user/message",
-            {"content": [{"type": "text", "text": tag}], "source": {"kind": "user"}},
-            surface_op="append",
-        ),
-        session.append("turn/end", {"turn": turn, "reason": {"kind": "completed"}}),
-    ]
-
-
-def own_session_writer(dsn: str, schema: str, session_id: str, turns: int) -> None:
-    backend = PostgresBackend(dsn, schema=schema)
-    session = Session(session_id, header=header(session_id))
-    backend.create(session.header)
-    for n in range(turns):
-        backend.append(session_id, tagged_turn(session, f"{session_id}/{n}"))
-    backend.close()
-
-
-def run_processes(target: Callable[..., None], argsets: list[tuple[Any, ...]]) -> None:
-    processes = [CTX.Process(target=target, args=args) for args in argsets]
-    for process in processes:
-        process.start()
-    for process in processes:
-        process.join(120)
-    assert [process.exitcode for process in processes] == [0] * len(processes)
-
-
-def turns_of(events: tuple[Event, ...]) -> list[str]:
-    """The tag of each turn, checking that every turn is the three events of one writer."""
-    tags = []
-    for start in range(0, len(events), TURN):
-        kinds = [e.type for e in events[start : start + TURN]]
-        assert kinds == ["turn/start", "user/message", "turn/end"]
-        tags.append(events[start + 1].data["content"][0]["text"])
-    return tags
-
-
-def test_writers_of_different_sessions_in_parallel(
-    postgres_server: PgServer, opened: Callable[..., PostgresBackend], schema: str
-) -> None:
-    opened()
-    run_processes(own_session_writer, [(postgres_server.dsn(), schema, f"w{n}", 15) for n in range(4)])
-    backend = opened()
-    assert [h.id for h in backend.list()] == ["w0", "w1", "w2", "w3"]
-    for n in range(4):
-        assert turns_of(backend.load(f"w{n}").events) == [f"w{n}/{k}" for k in range(15)]
-
-
-def racing_writer(dsn: str, schema: str, worker: int, rounds: int, barrier: Any, results: Any) -> None:
-    backend = PostgresBackend(dsn, schema=schema, lock_timeout=30.0)
-    for round_ in range(rounds):
-        loaded = backend.load("race")
-        session = Session("race", seed=loaded.events)
-        batch = tagged_turn(session, f"{worker}/{round_}")
-        barrier.wait()
-        try:
-            backend.append("race", batch)
-            results.put((round_, worker, "won"))
-        except StoreConflictError as error:
-            results.put((round_, worker, error.code.value))
-        barrier.wait()
-    backend.close()
-
-
-def test_two_writers_racing_on_one_session_one_wins_the_other_gets_a_conflict(
-    postgres_server: PgServer, opened: Callable[..., PostgresBackend], schema: str
-) -> None:
-    """Each round every writer loads the same log, then all append at once."""
-    backend = opened()
-    seed = Session("race", header=header("race"))
-    backend.create(seed.header)
-    backend.append("race", tagged_turn(seed, "seed"))
-    writers, rounds = 3, 8
-    barrier = CTX.Barrier(writers)
-    results = CTX.Queue()
-    run_processes(
-        racing_writer, [(postgres_server.dsn(), schema, w, rounds, barrier, results) for w in range(writers)]
-    )
-    outcomes = [results.get(timeout=10) for _ in range(writers * rounds)]
-    winners = {}
-    for round_ in range(rounds):
-        this_round = sorted(o for r, _w, o in outcomes if r == round_)
-        assert this_round == ["STORE_CONFLICT"] * (writers - 1) + ["won"]
-        winners[round_] = next(w for r, w, o in outcomes if r == round_ and o == "won")
-    tags = turns_of(opened().load("race").events)
-    assert tags == ["seed"] + [f"{winners[r]}/{r}" for r in range(rounds)]
-
-
-def retrying_writer(dsn: str, schema: str, worker: int, turns: int) -> None:
-    backend = PostgresBackend(dsn, schema=schema, lock_timeout=30.0)
-    done = 0
-    while done < turns:
-        session = Session("shared", seed=backend.load("shared").events)
-        try:
-            backend.append("shared", tagged_turn(session, f"{worker}/{done}"))
-        except StoreConflictError:
-            continue  # someone else got there first: load again and retry
-        done += 1
-    backend.close()
-
-
-def test_many_writers_on_one_session_never_lose_duplicate_or_interleave(
-    postgres_server: PgServer, opened: Callable[..., PostgresBackend], schema: str
-) -> None:
-    backend = opened()
-    seed = Session("shared", header=header("shared"))
-    backend.create(seed.header)
-    backend.append("shared", tagged_turn(seed, "seed"))
-    writers, turns = 4, 12
-    run_processes(retrying_writer, [(postgres_server.dsn(), schema, w, turns) for w in range(writers)])
-    loaded = opened().load("shared").events
-    assert [e.seq for e in loaded] == list(range(TURN * (1 + writers * turns)))
-    tags = turns_of(loaded)
-    assert sorted(tags) == sorted(["seed"] + [f"{w}/{n}" for w in range(writers) for n in range(turns)])
-    for w in range(writers):  # each writer's turns in its own order
-        mine = [t for t in tags if t.startswith(f"{w}/")]
-        assert mine == [f"{w}/{n}" for n in range(turns)]
+# -- concurrent writers in several processes: tests/test_concurrent_writers.py (every durable backend)
 
 
 def test_the_library_imports_without_psycopg() -> None:

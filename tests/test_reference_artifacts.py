@@ -1,6 +1,7 @@
 """Interoperability with the TypeScript reference, on the stores it wrote itself.
 
-For every case in ``tests/data/reference-artifacts`` (see its INDEX.md):
+For every case in ``tests/data/reference-artifacts`` (see its INDEX.md; the stores
+themselves are in ``conformance/artifacts``, see ``tests/reference.py``):
 
 - what the reference wrote, we load with the meta, events (values and, for
   JSONL, key order), messages, surface and generation the reference loaded;
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -37,13 +37,18 @@ from dsh_session import (
 )
 from dsh_session.js_json import dumps
 from dsh_session.persistence._codec import event_line
-
-ARTIFACTS = Path(__file__).parent / "data" / "reference-artifacts"
-CASES = sorted(p.name for p in ARTIFACTS.iterdir() if p.is_dir())
-VALID = [c for c in CASES if not c.startswith(("crash-", "reject-", "jsonl-invalid-utf8"))]
-CRASH_JSONL = [c for c in CASES if c.startswith("crash-jsonl-")]
-CRASH_SQLITE = [c for c in CASES if c.startswith("crash-sqlite-")]
-REJECT_SQLITE = [c for c in CASES if c.startswith("reject-sqlite-")]
+from tests.reference import (
+    CASES,
+    CRASH_JSONL,
+    CRASH_SQLITE,
+    RECORDS,
+    REJECT_SQLITE,
+    STORES,
+    VALID,
+    copy_case,
+    database,
+    jsonl_root,
+)
 
 
 def test_the_cases_are_all_there() -> None:
@@ -51,15 +56,23 @@ def test_the_cases_are_all_there() -> None:
     assert (len(VALID), len(CRASH_JSONL), len(CRASH_SQLITE), len(REJECT_SQLITE)) == (13, 4, 2, 3)
 
 
+@pytest.mark.parametrize("case", [c for c in CASES if database(c).is_file()])
+def test_the_sql_text_of_a_database_rebuilds_it(case: str, tmp_path: Path) -> None:
+    """The suite's ``sqlite/<case>.sql`` (what its runner builds a database from) holds what the
+    reference's ``sqlite/<case>.db`` holds: the same schema and rows, the same ``user_version``."""
+    text = (STORES / "sqlite" / f"{case}.sql").read_text("utf-8")
+    pragmas = json.loads((RECORDS / case / "sqlite" / "pragmas.json").read_text("utf-8"))
+    assert text.startswith(f"PRAGMA user_version = {pragmas['user_version']};\n")
+    built = tmp_path / "built.db"
+    conn = sqlite3.connect(built)
+    try:
+        conn.executescript(text)
+    finally:
+        conn.close()
+    assert rows(built) == rows(copy_case(case, tmp_path) / "sqlite" / "session.db")
+
+
 # -- helpers ----------------------------------------------------------------------------------
-
-
-def copy_case(case: str, tmp: Path) -> Path:
-    target = tmp / case
-    shutil.copytree(ARTIFACTS / case, target)
-    for path in target.rglob("*"):
-        path.chmod(0o700 if path.is_dir() else 0o600)
-    return target
 
 
 def listed(text: str, key: str) -> list[str]:
@@ -145,7 +158,6 @@ def test_a_sqlite_store_loads_as_the_reference_loaded_it(case: str, tmp_path: Pa
         assert [h.id for h in backend.list()] == [session_id(folder)]
     assert rows(db) == before
     assert sorted(p.name for p in db.parent.iterdir()) == [
-        "dump.sql",
         "expected.json",
         "pragmas.json",
         "session.db",
@@ -159,7 +171,7 @@ def test_we_write_the_jsonl_bytes_the_reference_wrote(case: str, tmp_path: Path)
     ours = JsonlBackend(tmp_path / "ours")
     ours.create(loaded.header)
     ours.append(loaded.header.id, loaded.events)
-    assert tree(tmp_path / "ours") == tree(ARTIFACTS / case / "jsonl")
+    assert tree(tmp_path / "ours") == tree(jsonl_root(case))
 
 
 @pytest.mark.parametrize("case", VALID)
@@ -182,9 +194,9 @@ def test_we_write_the_sqlite_rows_the_reference_wrote(case: str, tmp_path: Path)
 def test_a_crashed_jsonl_log_repairs_to_what_the_reference_left(case: str, tmp_path: Path) -> None:
     folder = copy_case(case, tmp_path)
     check_loaded(JsonlBackend(folder / "jsonl").load(session_id(folder)), folder / "expected.json")
-    assert tree(folder / "jsonl") == tree(ARTIFACTS / case / "repaired" / "jsonl")
+    assert tree(folder / "jsonl") == tree(RECORDS / case / "repaired" / "jsonl")
     check_loaded(JsonlBackend(folder / "jsonl").load(session_id(folder)), folder / "expected-reload.json")
-    assert tree(folder / "jsonl") == tree(ARTIFACTS / case / "repaired" / "jsonl")
+    assert tree(folder / "jsonl") == tree(RECORDS / case / "repaired" / "jsonl")
 
 
 @pytest.mark.parametrize("case", CRASH_SQLITE)
@@ -244,6 +256,7 @@ def test_a_bad_jsonl_store_is_refused_with_a_typed_error(
 def test_a_database_of_another_schema_version_is_refused_untouched(case: str, tmp_path: Path) -> None:
     folder = copy_case(case, tmp_path)
     db = folder / "sqlite" / "session.db"
+    files = sorted(p.name for p in db.parent.iterdir())
     before = sha(db)
     journal = db.read_bytes()[18:20]
     with pytest.raises(IncompatibleStoreError) as raised:
@@ -253,6 +266,4 @@ def test_a_database_of_another_schema_version_is_refused_untouched(case: str, tm
     assert sha(db) == before
     pragmas = json.loads((folder / "sqlite" / "pragmas.json").read_text())
     assert list(journal) == pragmas["journal_mode_header_bytes_18_19"]  # rollback stays rollback
-    assert sorted(p.name for p in db.parent.iterdir()) == sorted(
-        p.name for p in (ARTIFACTS / case / "sqlite").iterdir()
-    )
+    assert sorted(p.name for p in db.parent.iterdir()) == files

@@ -1,6 +1,7 @@
 """Real logs written and derived by the TypeScript reference: we derive exactly what it derived.
 
-Each case (``tests/data/reference/cases``) holds the events the reference
+Each case (the ``expected.json`` of every reference case that loaded, see
+``tests/reference.py``) holds the events the reference
 loaded and what it made of them: the surface nodes with their links, the
 replace generation of a fresh session, and the message history. Both the
 implementation and the spec must reproduce all of it, type-strictly. (Crash
@@ -20,10 +21,11 @@ import pytest
 import dsh_spec
 from dsh_session import Session
 from dsh_session.js_json import loads
+from tests.reference import CASES, RECORDS
 from tests.support import assert_same_json
 
-CASES = Path(__file__).parent / "data" / "reference" / "cases"
-CASE_FILES = sorted(CASES.glob("*.json"))
+#: What the reference loaded and derived, for every case it loaded (a rejected store has no such record).
+CASE_FILES = [RECORDS / case / "expected.json" for case in CASES if not case.startswith("reject-")]
 
 
 def load_case(path: Path) -> dict[str, Any]:
@@ -35,7 +37,7 @@ def test_the_cases_are_there() -> None:
     assert len(CASE_FILES) >= 16
 
 
-@pytest.mark.parametrize("path", CASE_FILES, ids=[p.stem for p in CASE_FILES])
+@pytest.mark.parametrize("path", CASE_FILES, ids=[p.parent.name for p in CASE_FILES])
 def test_the_implementation_derives_what_the_reference_derived(path: Path) -> None:
     case = load_case(path)
     session = Session(case["meta"]["id"], case["events"])
@@ -46,7 +48,7 @@ def test_the_implementation_derives_what_the_reference_derived(path: Path) -> No
     assert_same_json(list(session.derive_messages()), case["messages"])
 
 
-@pytest.mark.parametrize("path", CASE_FILES, ids=[p.stem for p in CASE_FILES])
+@pytest.mark.parametrize("path", CASE_FILES, ids=[p.parent.name for p in CASE_FILES])
 def test_the_spec_derives_what_the_reference_derived(path: Path) -> None:
     case = load_case(path)
     plain = [_thawed(record) for record in case["events"]]

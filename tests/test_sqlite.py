@@ -26,13 +26,12 @@ from dsh_session import (
     UnrepresentableError,
 )
 from dsh_session.persistence import SCHEMA_VERSION
-from dsh_session.persistence.sqlite import _record
+from dsh_session.persistence._rows import row_record, scan_rows
 from tests.backends import file_mode
 from tests.logs import LogBuilder, header, one_turn_log
+from tests.reference import database
 
-REFERENCE_DB = (
-    Path(__file__).parent / "data" / "reference-artifacts" / "single-turn-text-cwd" / "sqlite" / "session.db"
-)
+REFERENCE_DB = database("single-turn-text-cwd")
 
 
 def query(path: Path, sql: str, *args: object) -> list[tuple[object, ...]]:
@@ -331,7 +330,7 @@ def test_a_lone_surrogate_a_text_column_cannot_hold_is_refused(tmp_path: Path) -
     assert backend.list()[0].id == "s"
 
 
-# -- the row scan equals the spec's rule ------------------------------------------------------
+# -- the row scan (the SQLite and PostgreSQL backends') equals the spec's rule -----------------
 
 
 @settings(max_examples=300)
@@ -351,12 +350,11 @@ def test_the_row_scan_keeps_what_the_spec_keeps(shape: list[tuple[int, str, bool
         rows.append((seq, kind, 1, "{" if broken else "{}", None, None))
         records.append(dsh_spec.HOLE if broken else {"type": kind, "seq": seq, "time": 1, "data": {}})
     expected = dsh_spec.preserved_prefix(records)
-    with SqliteBackend(":memory:") as backend:
-        parsed = [_record(row) for row in rows]
-        if isinstance(expected, dsh_spec.Rejection):
-            with pytest.raises(CorruptStoreError) as raised:
-                backend._scan(rows, parsed)
-            assert raised.value.code is expected.code
-            assert raised.value.seq == rows[expected.seq or 0][0]
-        else:
-            assert backend._scan(rows, parsed) == expected
+    parsed = [row_record(row) for row in rows]
+    if isinstance(expected, dsh_spec.Rejection):
+        with pytest.raises(CorruptStoreError) as raised:
+            scan_rows(rows, parsed, "db")
+        assert raised.value.code is expected.code
+        assert raised.value.seq == rows[expected.seq or 0][0]
+    else:
+        assert scan_rows(rows, parsed, "db") == expected

@@ -52,6 +52,13 @@ def refused(code: Code, session: Session, kind: str, data: Any, **kwargs: Any) -
 # -- building the list -----------------------------------------------------------------------
 
 
+def refused_replace(code: Code, session: Session, start: int, end: int, sources: list[int]) -> None:
+    """A user message replacing ``start..end`` and citing ``sources`` is refused with ``code``."""
+    refused(
+        code, session, "user/message", B.user(), surface_op=B.replace(start, end), source_event_seqs=sources
+    )
+
+
 def test_case_30_append_markers_build_a_linked_list() -> None:
     s = B.session()
     s.append("turn/start", B.turn_start())
@@ -182,76 +189,27 @@ def test_case_38_a_start_not_on_the_surface_is_refused_at_append() -> None:
 
 def test_case_39_an_end_not_on_the_surface_is_refused() -> None:
     s = B.users(2)
-    refused(
-        Code.REPLACE_END_NOT_ON_SURFACE,
-        s,
-        "user/message",
-        B.user(),
-        surface_op=B.replace(0, 99),
-        source_event_seqs=[0, 1],
-    )
+    refused_replace(Code.REPLACE_END_NOT_ON_SURFACE, s, 0, 99, [0, 1])
 
 
 def test_case_40_a_reversed_range_is_refused() -> None:
     s = B.users(2)
-    refused(
-        Code.REPLACE_RANGE_REVERSED,
-        s,
-        "user/message",
-        B.user(),
-        surface_op=B.replace(1, 0),
-        source_event_seqs=[0, 1],
-    )
+    refused_replace(Code.REPLACE_RANGE_REVERSED, s, 1, 0, [0, 1])
 
 
 def test_a_shadowed_endpoint_is_stale() -> None:
     s = B.users(3)
     s.append("user/message", B.user("sum"), surface_op=B.replace(0, 1), source_event_seqs=[0, 1])
-    refused(
-        Code.REPLACE_START_NOT_ON_SURFACE,
-        s,
-        "user/message",
-        B.user(),
-        surface_op=B.replace(0, 2),
-        source_event_seqs=[0, 2, 3],
-    )
-    refused(
-        Code.REPLACE_END_NOT_ON_SURFACE,
-        s,
-        "user/message",
-        B.user(),
-        surface_op=B.replace(3, 1),
-        source_event_seqs=[1, 2, 3],
-    )
+    refused_replace(Code.REPLACE_START_NOT_ON_SURFACE, s, 0, 2, [0, 2, 3])
+    refused_replace(Code.REPLACE_END_NOT_ON_SURFACE, s, 3, 1, [1, 2, 3])
 
 
 def test_a_replace_cannot_name_itself_or_a_log_only_event() -> None:
     s = B.users(1)
     s.append("turn/end", {})
-    refused(
-        Code.REPLACE_END_NOT_ON_SURFACE,
-        s,
-        "user/message",
-        B.user(),
-        surface_op=B.replace(0, 2),
-        source_event_seqs=[0],
-    )
-    refused(
-        Code.REPLACE_START_NOT_ON_SURFACE,
-        s,
-        "user/message",
-        B.user(),
-        surface_op=B.replace(1, 0),
-        source_event_seqs=[0, 1],
-    )
-    refused(
-        Code.REPLACE_START_NOT_ON_SURFACE,
-        s,
-        "user/message",
-        B.user(),
-        surface_op=B.replace(-1, 0),
-        source_event_seqs=[0],
-    )
+    refused_replace(Code.REPLACE_END_NOT_ON_SURFACE, s, 0, 2, [0])
+    refused_replace(Code.REPLACE_START_NOT_ON_SURFACE, s, 1, 0, [0, 1])
+    refused_replace(Code.REPLACE_START_NOT_ON_SURFACE, s, -1, 0, [0])
 
 
 @pytest.mark.parametrize(
@@ -301,14 +259,7 @@ def test_an_integral_float_endpoint_is_the_integer() -> None:
 
 def test_provenance_must_cover_every_shadowed_node() -> None:
     s = B.users(3)
-    refused(
-        Code.REPLACE_PROVENANCE_INCOMPLETE,
-        s,
-        "user/message",
-        B.user(),
-        surface_op=B.replace(0, 2),
-        source_event_seqs=[0, 2],
-    )
+    refused_replace(Code.REPLACE_PROVENANCE_INCOMPLETE, s, 0, 2, [0, 2])
     refused(Code.REPLACE_PROVENANCE_INCOMPLETE, s, "user/message", B.user(), surface_op=B.replace(0, 0))
     s.append(
         "user/message", B.user(), surface_op=B.replace(0, 0), source_event_seqs=[2, 0, 1]

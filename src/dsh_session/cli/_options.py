@@ -21,6 +21,7 @@ __all__ = [
     "repaired_option",
     "to_backend_option",
     "to_pg_schema_option",
+    "view_options",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -88,3 +89,21 @@ def path_argument(name: str = "path", *, nargs: int = 1) -> Callable[[F], F]:
     # A plain string: missing or unreadable paths are reported by the resolver, in one line.
     metavar = "PATH..." if nargs == -1 else name.upper()
     return click.argument(name, nargs=nargs, required=True, type=str, metavar=metavar)
+
+
+def view_options(f: F) -> F:
+    """The arguments of a command that shows one stored session (``derive``, ``surface``,
+    ``inspect``): PATH, ``--id``, ``--repaired``, ``--backend``, ``--pg-schema``, ``--json``,
+    ``--no-color`` (in that order in ``--help``)."""
+    options = (
+        path_argument(),
+        id_option(),
+        repaired_option,
+        backend_option,
+        pg_schema_option,
+        json_option,
+        no_color_option,
+    )
+    for option in reversed(options):
+        f = option(f)
+    return f

@@ -35,10 +35,10 @@ from dsh_session.persistence._base import BackendBase, Where, admit_stored, clos
 from dsh_session.persistence._codec import HOLE, header_from_json, parse_bytes
 from dsh_session.persistence._fast_freeze import Unusual, freeze_parsed
 from dsh_session.persistence._files import io_error, locked, read_all
+from dsh_session.persistence._rows import kept_records
 from dsh_session.persistence.errors import CorruptStoreError, SessionNotFoundError, StoreIOError
 from dsh_session.persistence.jsonl_layout import SUFFIX
 from dsh_session.persistence.jsonl_scan import scan_log
-from dsh_session.persistence.sqlite import _SELECT_EVENTS, _SELECT_HEADER, _record
 from dsh_session.persistence.sqlite_schema import _check_schema, _precheck
 
 __all__ = [
@@ -215,9 +215,10 @@ class JsonlReader:
 class SqliteReader(SqliteBackend):
     """The sessions of a SQLite database, read through a connection that cannot write.
 
-    It borrows the backend's reading rules (header row checks, the torn-row
-    scan, row decoding) and never runs its writes: the connection has
-    ``query_only`` set, and a database that needs initialising is simply empty.
+    It borrows the backend's reading (one snapshot of the header row and the
+    event rows, their checks and decoding, the torn-row scan) and never runs
+    its writes: the connection has ``query_only`` set, and a database that
+    needs initialising is simply empty.
     """
 
     def __init__(self, path: str) -> None:  # no super().__init__: that opens for writing
@@ -240,30 +241,18 @@ class SqliteReader(SqliteBackend):
             rows = self._conn.execute("SELECT id FROM sessions ORDER BY id").fetchall()
         return [row[0] for row in rows]
 
+    def _may_hold(self, session_id: str) -> bool:
+        return not self._empty
+
     def read(self, session_id: str) -> Reading:
-        row = None
-        rows: list[tuple[Any, ...]] = []
-        if not self._empty:
-            with self._errors("reading"):
-                conn = self._conn
-                conn.execute("BEGIN")
-                try:
-                    row = conn.execute(_SELECT_HEADER + " WHERE id = ?", (session_id,)).fetchone()
-                    if row is not None:
-                        rows = conn.execute(_SELECT_EVENTS, (session_id,)).fetchall()
-                finally:
-                    conn.execute("COMMIT")
-        if row is None:
-            raise self._not_found(session_id, self.path)
-        header = self._header(row)
-        records = [_record(item) for item in rows]
-        preserved = self._scan(rows, records)
+        header, rows = self._read_session(session_id)
+        records = kept_records(rows, self.path)
         path = self.path
         return Reading(
             path,
             header,
-            records[:preserved],
-            len(rows) - preserved,
+            records,
+            len(rows) - len(records),
             None,
             None,
             lambda index: Where(path, None, f"row seq {rows[index][0]}"),

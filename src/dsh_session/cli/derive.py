@@ -10,18 +10,9 @@ from __future__ import annotations
 from rich.markup import escape
 
 from dsh_session.cli._app import main
-from dsh_session.cli._common import opened, snapshot
-from dsh_session.cli._options import (
-    backend_option,
-    id_option,
-    json_option,
-    no_color_option,
-    path_argument,
-    pg_schema_option,
-    repaired_option,
-)
+from dsh_session.cli._common import note_repair, read_snapshot, seeded
+from dsh_session.cli._options import view_options
 from dsh_session.cli._output import output, render_content
-from dsh_session.session import Session
 
 __all__ = ["derive"]
 
@@ -29,13 +20,7 @@ _ROLE_STYLE = {"user": "bold cyan", "assistant": "bold green"}
 
 
 @main.command()
-@path_argument()
-@id_option()
-@repaired_option
-@backend_option
-@pg_schema_option
-@json_option
-@no_color_option
+@view_options
 def derive(
     path: str,
     session_id: str | None,
@@ -46,10 +31,8 @@ def derive(
     no_color: bool,
 ) -> None:
     """Print the derived message history of a session, as a transcript or as JSON."""
-    with opened(path, backend, session_id, schema=pg_schema) as source:
-        snap = snapshot(source, session_id)
-    events = snap.log(repaired)
-    session = Session(snap.header.id, seed=events, header=snap.header)
+    snap, _ = read_snapshot(path, backend, session_id, pg_schema)
+    session = seeded(snap, repaired)
     out = output(no_color)
     if as_json:
         out.json(
@@ -67,8 +50,7 @@ def derive(
         f"[bold]{escape(session.id)}[/bold]: {len(messages)} message(s) from {session.seq} event(s), "
         f"surface generation {session.surface.replace_generation}"
     )
-    if snap.needs_repair and not repaired:
-        out.note("note: a load would repair this session (see `dsh-session inspect`); --repaired shows it")
+    note_repair(out, snap, repaired)
     for node in session.surface.nodes:
         event = session.events[node.seq]
         message = session.derive_event_message(event)

@@ -22,34 +22,19 @@ from rich.table import Table
 from rich.text import Text
 
 from dsh_session.cli._app import main
-from dsh_session.cli._common import opened, snapshot
-from dsh_session.cli._options import (
-    backend_option,
-    id_option,
-    json_option,
-    no_color_option,
-    path_argument,
-    pg_schema_option,
-    repaired_option,
-)
+from dsh_session.cli._common import read_snapshot, seeded
+from dsh_session.cli._options import view_options
 from dsh_session.cli._output import output, visible
 from dsh_session.cli._readonly import Snapshot
 from dsh_session.cli._resolve import shown
 from dsh_session.event import Event, Replace
 from dsh_session.persistence._codec import event_line, header_line
-from dsh_session.session import Session
 
 __all__ = ["inspect", "summarize"]
 
 
 @main.command()
-@path_argument()
-@id_option()
-@repaired_option
-@backend_option
-@pg_schema_option
-@json_option
-@no_color_option
+@view_options
 def inspect(
     path: str,
     session_id: str | None,
@@ -60,9 +45,7 @@ def inspect(
     no_color: bool,
 ) -> None:
     """Summarize a session: turns, steps, tool calls, compactions, sizes, header, lineage."""
-    with opened(path, backend, session_id, schema=pg_schema) as source:
-        snap = snapshot(source, session_id)
-        kind = source.kind
+    snap, kind = read_snapshot(path, backend, session_id, pg_schema)
     summary = summarize(snap, repaired=repaired, backend=kind)
     out = output(no_color)
     if as_json:
@@ -91,7 +74,7 @@ def summarize(snap: Snapshot, *, repaired: bool, backend: str) -> dict[str, Any]
     """The ``inspect --json`` document for ``snap``."""
     events = snap.log(repaired)
     header = snap.header
-    session = Session(header.id, seed=events, header=header)
+    session = seeded(snap, repaired)
     types = Counter(event.type for event in events)
     calls, answered = _tool_calls(events)
     reading = snap.reading

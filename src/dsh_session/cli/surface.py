@@ -13,32 +13,17 @@ from rich.table import Table
 from rich.text import Text
 
 from dsh_session.cli._app import main
-from dsh_session.cli._common import opened, snapshot
-from dsh_session.cli._options import (
-    backend_option,
-    id_option,
-    json_option,
-    no_color_option,
-    path_argument,
-    pg_schema_option,
-    repaired_option,
-)
+from dsh_session.cli._common import note_repair, read_snapshot, seeded
+from dsh_session.cli._options import view_options
 from dsh_session.cli._output import output, render_content, visible
 from dsh_session.cli._surface import shadowed_by_replace
 from dsh_session.event import Replace
-from dsh_session.session import Session
 
 __all__ = ["surface"]
 
 
 @main.command()
-@path_argument()
-@id_option()
-@repaired_option
-@backend_option
-@pg_schema_option
-@json_option
-@no_color_option
+@view_options
 def surface(
     path: str,
     session_id: str | None,
@@ -49,10 +34,9 @@ def surface(
     no_color: bool,
 ) -> None:
     """Print a session's surface: each node with prev / next and what a replace shadows."""
-    with opened(path, backend, session_id, schema=pg_schema) as source:
-        snap = snapshot(source, session_id)
+    snap, _ = read_snapshot(path, backend, session_id, pg_schema)
     events = snap.log(repaired)
-    session = Session(snap.header.id, seed=events, header=snap.header)
+    session = seeded(snap, repaired)
     shadows = shadowed_by_replace(events)
     nodes: list[dict[str, Any]] = []
     for node in session.surface.nodes:
@@ -108,8 +92,7 @@ def surface(
         )
         table.add_row(*(Text(visible(cell)) for cell in cells[: None if previews else -1]))
     out.print(table)
-    if snap.needs_repair and not repaired:
-        out.note("note: a load would repair this session (see `dsh-session inspect`); --repaired shows it")
+    note_repair(out, snap, repaired)
 
 
 _PREVIEW = 48

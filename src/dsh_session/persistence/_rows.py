@@ -1,5 +1,5 @@
-"""Events as table rows, for the database backends: writing a row, reading it back, and
-deciding how many stored rows a load keeps.
+"""Sessions as table rows, for the database backends: writing an event row, reading it back,
+deciding how many stored rows a load keeps, and reading a session's header row.
 
 A row is ``(seq, type, time, data, source_event_seqs, surface_op)`` with the
 three JSON columns as ``JSON.stringify`` text (``surface_op`` the quoted
@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from dsh_session.errors import Code
-from dsh_session.event import Event
+from dsh_session.event import Event, SessionHeader
 from dsh_session.js_json import dumps
-from dsh_session.persistence._codec import HOLE, parse, provenance_text, surface_op_text
+from dsh_session.persistence._codec import HOLE, check_version, parse, provenance_text, surface_op_text
 from dsh_session.persistence.errors import CorruptStoreError
 
-__all__ = ["event_row", "row_record", "scan_rows"]
+__all__ = ["event_row", "header_row", "kept_records", "row_record", "scan_rows"]
 
 Row = tuple[Any, ...]
 
@@ -95,3 +95,24 @@ def scan_rows(rows: Sequence[Row], records: Sequence[Any], where: str) -> int:
             )
         return index
     return len(rows)
+
+
+def kept_records(rows: Sequence[Row], where: str) -> list[Any]:
+    """The records of the leading rows a load keeps (:func:`scan_rows`), read from ``where``."""
+    records = [row_record(row) for row in rows]
+    del records[scan_rows(rows, records, where) :]
+    return records
+
+
+def header_row(row: Sequence[Any], where: str) -> SessionHeader:
+    """The header a ``sessions`` row ``(id, version, created_at, cwd, parent_session, seed_length)``
+    holds; a row of another format version or with a negative ``seed_length`` is refused."""
+    session_id, version, created_at, cwd, parent, seed_length = row
+    check_version(version, session_id, path=where)
+    if seed_length is not None and seed_length < 0:
+        raise CorruptStoreError(
+            Code.STORE_CORRUPT,
+            f"{where}: session {session_id!r} has a negative seed_length; the row is damaged",
+            path=where,
+        )
+    return SessionHeader(session_id, created_at, version, cwd, parent, seed_length)

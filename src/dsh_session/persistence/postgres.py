@@ -46,11 +46,9 @@ from typing import Any, TypeVar
 from dsh_session.errors import Code
 from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, admit_stored, close_open_turn
-from dsh_session.persistence._codec import check_version
-from dsh_session.persistence._rows import Row, event_row, row_record, scan_rows
+from dsh_session.persistence._rows import Row, event_row, header_row, kept_records
 from dsh_session.persistence.errors import (
     ConnectionLostError,
-    CorruptStoreError,
     PersistenceError,
     StoreAuthError,
     StoreConflictError,
@@ -259,7 +257,7 @@ class PostgresBackend(BackendBase):
         rows = self._read(None, "listing", lambda conn: conn.execute(self._q.headers).fetchall())
         for row in rows:
             try:
-                yield self._header(row)
+                yield header_row(row, self.path)
             except PersistenceError:
                 continue
 
@@ -304,27 +302,13 @@ class PostgresBackend(BackendBase):
 
     def _decode(self, head: Sequence[Any], rows: list[Row]) -> tuple[SessionHeader, list[Any]]:
         """The header of a ``sessions`` row and the records of the event rows a load keeps."""
-        header = self._header(head[1:])
-        records = [row_record(row) for row in rows]
-        del records[scan_rows(rows, records, self.path) :]
-        return header, records
+        return header_row(head[1:], self.path), kept_records(rows, self.path)
 
     def _fetch(self, conn: Conn, session_id: str) -> tuple[Any, list[Row]] | None:
         head = conn.execute(self._q.header, (session_id,)).fetchone()
         if head is None:
             return None
         return head, conn.execute(self._q.events, (head[0],)).fetchall()
-
-    def _header(self, row: Sequence[Any]) -> SessionHeader:
-        session_id, version, created_at, cwd, parent, seed_length = row
-        check_version(version, session_id, path=self.path)
-        if seed_length is not None and seed_length < 0:
-            raise CorruptStoreError(
-                Code.STORE_CORRUPT,
-                f"{self.path}: session {session_id!r} has a negative seed_length; the row is damaged",
-                path=self.path,
-            )
-        return SessionHeader(session_id, created_at, version, cwd, parent, seed_length)
 
     # -- writing ---------------------------------------------------------------------------
 

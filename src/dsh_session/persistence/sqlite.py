@@ -22,15 +22,12 @@ import os
 import re
 import sqlite3
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 from dsh_session.errors import Code
 from dsh_session.event import Event, SessionHeader
-from dsh_session.js_json import dumps
 from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, admit_stored, close_open_turn
-from dsh_session.persistence._codec import HOLE, check_version, parse, provenance_text, surface_op_text
+from dsh_session.persistence._rows import Row, event_row, header_row, kept_records
 from dsh_session.persistence.errors import (
-    CorruptStoreError,
     PersistenceError,
     StoreConflictError,
     StoreIOError,
@@ -95,24 +92,9 @@ class SqliteBackend(BackendBase):
             )
 
     def _load(self, session_id: str, expect: int | None) -> Loaded:
-        conn = self._conn
-        row = None
-        rows: list[tuple[Any, ...]] = []
-        if not _SURROGATE.search(session_id):
-            with self._errors("reading"):
-                conn.execute("BEGIN")
-                try:
-                    row = conn.execute(_SELECT_HEADER + " WHERE id = ?", (session_id,)).fetchone()
-                    if row is not None:
-                        rows = conn.execute(_SELECT_EVENTS, (session_id,)).fetchall()
-                finally:
-                    conn.execute("COMMIT")
-        if row is None:
-            raise self._not_found(session_id, self.path)
-        header = self._header(row)
-        records = [_record(row) for row in rows]
-        preserved = self._scan(rows, records)
-        del records[preserved:]
+        header, rows = self._read_session(session_id)
+        records = kept_records(rows, self.path)
+        preserved = len(records)
         events, admitter = admit_stored(
             records, lambda index: Where(self.path, None, f"row seq {rows[index][0]}")
         )
@@ -129,7 +111,7 @@ class SqliteBackend(BackendBase):
     def _write(self, state: Tracked, events: Sequence[Event]) -> None:
         header = state.header
         session_id = header.id
-        rows = [_row(session_id, event) for event in events]
+        rows = [(session_id, *event_row(event)) for event in events]
         with self._transaction("appending to"):
             conn = self._conn
             exists = conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is not None
@@ -158,7 +140,7 @@ class SqliteBackend(BackendBase):
             rows = self._conn.execute(_SELECT_HEADER).fetchall()
         for row in rows:
             try:
-                yield self._header(row)
+                yield header_row(row, self.path)
             except PersistenceError:
                 continue
 
@@ -167,56 +149,32 @@ class SqliteBackend(BackendBase):
 
     # -- reading ---------------------------------------------------------------------------
 
-    def _header(self, row: tuple[Any, ...]) -> SessionHeader:
-        session_id, version, created_at, cwd, parent, seed_length = row
-        check_version(version, session_id, path=self.path)
-        if seed_length is not None and seed_length < 0:
-            raise CorruptStoreError(
-                Code.STORE_CORRUPT,
-                f"{self.path}: session {session_id!r} has a negative seed_length; the row is damaged",
-                path=self.path,
-            )
-        return SessionHeader(session_id, created_at, version, cwd, parent, seed_length)
+    def _may_hold(self, session_id: str) -> bool:
+        """Whether the database can hold a session of this id at all (else it is not looked up)."""
+        return not _SURROGATE.search(session_id)
 
-    def _scan(self, rows: list[tuple[Any, ...]], records: list[Any]) -> int:
-        """How many leading rows a load keeps (``dsh_spec.storage.preserved_prefix``)."""
-        if rows and rows[0][0] < 0:
-            raise CorruptStoreError(
-                Code.STORE_CORRUPT,
-                f"{self.path}: row seq {rows[0][0]}: a negative seq is never written; the rows of this "
-                "session are damaged -- delete that row by hand",
-                path=self.path,
-                seq=rows[0][0],
-            )
-        last_turn_end = -1
-        for index in range(len(rows) - 1, -1, -1):
-            if rows[index][1] == "turn/end" and records[index] is not HOLE:
-                last_turn_end = index
-                break
-        for index, row in enumerate(rows):
-            broken = records[index] is HOLE
-            if not broken and row[0] == index:
-                continue
-            if index <= last_turn_end:
-                problem = (
-                    "does not parse as JSON" if broken else f"has seq {row[0]} where {index} was expected"
-                )
-                raise CorruptStoreError(
-                    Code.STORE_CORRUPT,
-                    f"{self.path}: row seq {row[0]} {problem}, before the committed turn/end at row "
-                    f"seq {rows[last_turn_end][0]}: committed data is damaged; restore the database "
-                    "from a backup",
-                    path=self.path,
-                    seq=row[0],
-                )
-            return index
-        return len(rows)
+    def _read_session(self, session_id: str) -> tuple[SessionHeader, list[Row]]:
+        """The session's header and its event rows (by seq), read in one snapshot; raises
+        ``SESSION_NOT_FOUND`` for a session the database does not hold."""
+        row = None
+        rows: list[Row] = []
+        if self._may_hold(session_id):
+            with self._errors("reading"):
+                conn = self._conn
+                conn.execute("BEGIN")
+                try:
+                    row = conn.execute(_SELECT_HEADER + " WHERE id = ?", (session_id,)).fetchone()
+                    if row is not None:
+                        rows = conn.execute(_SELECT_EVENTS, (session_id,)).fetchall()
+                finally:
+                    conn.execute("COMMIT")
+        if row is None:
+            raise self._not_found(session_id, self.path)
+        return header_row(row, self.path), rows
 
     # -- writing ---------------------------------------------------------------------------
 
-    def _repair(
-        self, session_id: str, rows: list[tuple[Any, ...]], preserved: int, closers: list[Event]
-    ) -> None:
+    def _repair(self, session_id: str, rows: list[Row], preserved: int, closers: list[Event]) -> None:
         with self._transaction("repairing"):
             conn = self._conn
             count, last = conn.execute(
@@ -226,7 +184,7 @@ class SqliteBackend(BackendBase):
                 raise self._conflict(session_id, len(rows), count)
             if preserved != len(rows):
                 conn.execute("DELETE FROM events WHERE session_id = ? AND seq >= ?", (session_id, preserved))
-            conn.executemany(_INSERT_EVENT, [_row(session_id, event) for event in closers])
+            conn.executemany(_INSERT_EVENT, [(session_id, *event_row(event)) for event in closers])
 
     # -- errors ----------------------------------------------------------------------------
 
@@ -252,41 +210,6 @@ class SqliteBackend(BackendBase):
             "use the JSONL backend or a well-formed string",
             path=self.path,
         )
-
-
-def _row(session_id: str, event: Event) -> tuple[Any, ...]:
-    refs = event.source_event_seqs
-    op = event.surface_op
-    return (
-        session_id,
-        event.seq,
-        event.type,
-        event.time,
-        dumps(event.data),
-        None if refs is None else provenance_text(refs),
-        None if op is None else surface_op_text(op),
-    )
-
-
-def _record(row: tuple[Any, ...]) -> Any:
-    """The event record a row holds, keys in the reference's order; :data:`HOLE` if a JSON column
-    does not parse."""
-    seq, kind, time, data_text, refs_text, op_text = row
-    data = parse(data_text)
-    if data is HOLE:
-        return HOLE
-    record = {"type": kind, "seq": seq, "time": time, "data": data}
-    if refs_text is not None:
-        refs = parse(refs_text)
-        if refs is HOLE:
-            return HOLE
-        record["sourceEventSeqs"] = refs
-    if op_text is not None:
-        op = parse(op_text)
-        if op is HOLE:
-            return HOLE
-        record["surfaceOp"] = op
-    return record
 
 
 class _SqliteErrors:

@@ -1,7 +1,8 @@
 """Persistence: the stores the reference wrote, crash repair on load, and the backend contract.
 
 Artifacts (``conformance/artifacts``): JSONL roots and SQLite databases
-(SQL text, one binary ``.db``) written by the TypeScript reference; see
+(SQL text, and the binary ``.db`` files, of which one is loaded as such)
+written by the TypeScript reference; see
 ``artifacts/README.md``. Loading what the reference wrote, and rejecting
 what it rejects, is ``core``; the contract of ``persistence.md`` §6.1 is
 ``core`` for every backend; our stricter reading and writing
