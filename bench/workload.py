@@ -82,8 +82,9 @@ REFERENCE: dict[tuple[int, Mode], Expected] = {
 
 #: The reference's digests at T = 100 000, which it did not publish: obtained by
 #: running the TypeScript original (pinned commit) on this project's machine
-#: with a W1 driver kept outside this repository (``docs/performance.md``, "Against
-#: the TypeScript reference"). Data only; nothing of the reference is here.
+#: through our driver ``bench/reference/w1.ts``, with the reference laid out
+#: outside this repository (``docs/performance.md``, "Against the TypeScript
+#: reference"). Data only; nothing of the reference is here.
 REFERENCE.update(
     {
         (100000, "plain"): Expected(
