@@ -191,5 +191,14 @@ def test_a_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
     assert piped.stderr == ""
     terminal = run("convert", str(root), str(tmp_path / "b.db"), env={"FORCE_COLOR": "1", "TERM": "xterm"})
     assert terminal.status == 0
-    assert "copying" in terminal.stderr and "3/3" in terminal.stderr
+    assert "copying" in terminal.stderr and "3/3 sessions" in terminal.stderr
     assert "copied 3 session(s)" in terminal.stdout
+    # One session: the bar still shows, and it counts events to the end.
+    (tmp_path / "one").mkdir()
+    case_dir = copy_case("compaction-once-cwd", tmp_path / "one")
+    alone = run(
+        "convert", str(case_dir / "jsonl"), str(tmp_path / "c.db"), env={"FORCE_COLOR": "1", "TERM": "xterm"}
+    )
+    assert alone.status == 0
+    assert "1/1 sessions" in alone.stderr and "100%" in alone.stderr
+    assert run("convert", str(case_dir / "jsonl"), str(tmp_path / "d.db")).stderr == ""
