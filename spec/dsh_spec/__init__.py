@@ -165,3 +165,8 @@ __all__ += [
 
 # -- coord block --
 __all__ += ["Adopt", "StoredLog", "adoption", "same_event", "same_json"]
+
+# -- clifix block: every violation of a would-be seed --
+from dsh_spec.validation import seed_violations  # noqa: E402
+
+__all__ += ["seed_violations"]

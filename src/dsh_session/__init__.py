@@ -94,6 +94,10 @@ from dsh_session.persistence import (
     verify_copy,
 )
 
+# isort: split
+# -- clifix block: every violation of a would-be seed --------------------------------
+from dsh_session.seed_check import seed_violations
+
 __all__ = [
     "APPEND",
     "CLOSER_KEY_ORDER",
@@ -194,3 +198,5 @@ __all__ += [
 ]
 # -- integrate block --
 __all__ += ["verify_copy"]
+# -- clifix block --
+__all__ += ["seed_violations"]

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from dsh_session.cli._app import main
+from dsh_session.cli._output import output
 from dsh_session.errors import DshSessionError
 from dsh_session.session import Session
 
@@ -34,7 +35,7 @@ def demo(as_json: bool) -> None:
             "generation": session.surface.replace_generation,
             "messages": messages.to_json(),
         }
-        click.echo(json.dumps(out, ensure_ascii=False, indent=2))
+        output(no_color=False).json(out)  # one line, as every --json
         return
     console = Console()
     console.print(
