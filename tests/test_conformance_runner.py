@@ -206,3 +206,4 @@ def test_the_command_line_exit_status_follows_the_claimed_profile(tmp_path: Path
     assert "FAIL" in result.output and "surface." in result.output
     result = runner.invoke(main, ["conformance", "run", "--suite", str(tmp_path)])
     assert result.exit_code == 2
+    assert result.output.startswith("dsh-session: error: ") and result.output.count("\n") == 1

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from dsh_session.cli._app import main
+from dsh_session.cli._errors import fail
 
 _DEFAULT_SUITE = "conformance"
 
@@ -92,7 +93,7 @@ def run(
         suite = load_suite(root)
         skips = load_skips(Path(skip_file)) if skip_file else {}
     except (SuiteError, SkipFileError) as error:
-        raise click.UsageError(str(error)) from None
+        fail(str(error))
     adapter: Adapter
     if command:
         adapter = SubprocessAdapter(command)
@@ -138,7 +139,7 @@ def generate(suite_dir: str | None, check: bool, as_json: bool) -> None:
     try:
         made = generate_suite(root)
     except (GenerationError, FixtureError) as error:
-        raise click.ClickException(str(error)) from None
+        fail(str(error))
     summary: dict[str, Any] = {"suite": str(root), "cases": len(made.cases), "check": check}
     if check:
         stale = stale_files(root, made)
@@ -216,7 +217,7 @@ def fixtures_generate(
         made = generate(seed, count, rules or None, format=output)
         written = write_output(made, output, out, seed=seed, count=count)
     except FixtureError as error:
-        raise click.ClickException(str(error)) from None
+        fail(str(error))
     if as_json:
         manifest = json.loads((out / "manifest.json").read_text("utf-8"))
         summary = {
