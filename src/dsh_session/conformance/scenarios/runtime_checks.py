@@ -302,9 +302,7 @@ def request_check() -> list[Scenario]:
             (*REQUEST, "invariants.md §4.4"),
             "core",
             new(_reference_log()),
-            check(
-                {"messages": [user("summary"), user("Now open src.")], "model": "deepseek-chat"}
-            ),
+            check({"messages": [user("summary"), user("Now open src.")], "model": "deepseek-chat"}),
             check({"messages": [user("Now open src.")], "model": "deepseek-chat"}).fails(
                 Code.REQUEST_MESSAGES_MISMATCH
             ),
