@@ -98,6 +98,11 @@ from dsh_session.persistence import (
 # -- clifix block: every violation of a would-be seed --------------------------------
 from dsh_session.seed_check import seed_violations
 
+# isort: split
+# -- rules block: runtime checks (agent status, loop-built requests) -----------------
+from dsh_session.agent_status import AgentStatusError, AgentStatusMonitor, check_status_transitions
+from dsh_session.request_check import LoopRequestError, check_loop_request
+
 __all__ = [
     "APPEND",
     "CLOSER_KEY_ORDER",
@@ -200,3 +205,11 @@ __all__ += [
 __all__ += ["verify_copy"]
 # -- clifix block --
 __all__ += ["seed_violations"]
+# -- rules block --
+__all__ += [
+    "AgentStatusError",
+    "AgentStatusMonitor",
+    "LoopRequestError",
+    "check_loop_request",
+    "check_status_transitions",
+]
