@@ -8,7 +8,7 @@ from typing import Any
 
 from dsh_session import _admission
 from dsh_session._admission import MISSING
-from dsh_session.errors import InvariantViolationError
+from dsh_session.errors import InvalidEventError, InvariantViolationError
 from dsh_session.event import Event, SessionHeader, SurfaceOp
 from dsh_session.invariants import _Trace
 from dsh_session.projection import Message, derive_event_message
@@ -74,9 +74,13 @@ class Session:
         self._append_hook: Callable[[Session, Event], None] | None = None
         self._header_fold = HeaderFold()
         self._header_cursor = 0
-        for index, record in enumerate(seed or ()):
-            kind, time, data, op, refs = _admission.read_record(index, record)
-            self._admit(kind, time, data, op, refs)
+        try:
+            for index, record in enumerate(seed or ()):
+                kind, time, data, op, refs = _admission.read_record(index, record)
+                self._admit(kind, time, data, op, refs)
+        except InvalidEventError as error:
+            error.session_id = id
+            raise
         self._header = header if header is not None else SessionHeader(id=id, created_at=self._clock())
 
     # -- identity ---------------------------------------------------------------
@@ -127,7 +131,11 @@ class Session:
         """
         op: object = MISSING if surface_op is None else surface_op
         refs: object = MISSING if source_event_seqs is None else _as_list(source_event_seqs)
-        event = self._admit(type, self._clock(), data, op, refs)
+        try:
+            event = self._admit(type, self._clock(), data, op, refs)
+        except InvalidEventError as error:
+            error.session_id = self._id
+            raise
         hook = self._append_hook
         if hook is not None:
             hook(self, event)
