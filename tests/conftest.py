@@ -1,10 +1,16 @@
-"""Test configuration: beartype guards the implementation's public API at run time, and a
-throwaway PostgreSQL server (``tests/pg_server.py``) serves the tests that need one."""
+"""Test configuration: beartype guards the implementation's public API at run time, a
+throwaway PostgreSQL server (``tests/pg_server.py``) serves the tests that need one, and no
+property test fails on wall-clock time (Hypothesis's per-example deadline is off: a slow
+example on a loaded machine is not a bug)."""
 
 from collections.abc import Iterator
 
 import pytest
 from beartype.claw import beartype_package
+from hypothesis import settings
+
+settings.register_profile("dsh", deadline=None)
+settings.load_profile("dsh")
 
 beartype_package("dsh_session")
 

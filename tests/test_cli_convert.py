@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from dsh_session import CopyMismatchError
+from dsh_session import CopyMismatchError, copy_sessions
 from dsh_session.cli import convert as convert_module
+from dsh_session.persistence.errors import StoreIOError
 from tests.cli_support import expected, jsonl_file, run, store_of, tree_digest
 from tests.reference import VALID, copy_case
 
@@ -145,8 +147,31 @@ def test_a_verification_failure_exits_1(tmp_path: Path, monkeypatch: pytest.Monk
     ran = run("convert", str(case_dir / "jsonl"), str(tmp_path / "out.db"))
     assert ran.status == 1
     assert ran.error_lines == [
-        "dsh-session: error: session 's': the copy holds 3 event(s), the source 4 [COPY_MISMATCH]"
+        "dsh-session: error: session 's': the copy holds 3 event(s), the source 4 -- no session was "
+        f"written to {tmp_path / 'out.db'} before it [COPY_MISMATCH]"
     ]
+
+
+def test_a_failure_midway_says_what_is_in_the_destination(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = copy_sessions
+
+    def failing_second(src: Any, dst: Any, ids: list[str], **kwargs: Any) -> list[str]:
+        real(src, dst, ids[:1], **kwargs)  # the first session goes over, then the store fails
+        raise StoreIOError("writing the destination failed: disk full", path="x", errno=None)
+
+    monkeypatch.setattr(convert_module, "copy_sessions", failing_second)
+    root = _store_of_three(tmp_path)
+    target = tmp_path / "half.db"
+    ran = run("convert", str(root), str(target))
+    assert ran.status == 2
+    (line,) = ran.error_lines
+    assert line == (
+        "dsh-session: error: writing the destination failed: disk full -- already written to "
+        f"{target}: 1 session(s) (all-surface-types) [STORE_IO]"
+    )
+    assert run("validate", str(target), "--json").json()["sessions"][0]["id"] == "all-surface-types"
 
 
 def test_an_event_list_converts_into_a_store(tmp_path: Path) -> None:
@@ -167,5 +192,14 @@ def test_a_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
     assert piped.stderr == ""
     terminal = run("convert", str(root), str(tmp_path / "b.db"), env={"FORCE_COLOR": "1", "TERM": "xterm"})
     assert terminal.status == 0
-    assert "copying" in terminal.stderr and "3/3" in terminal.stderr
+    assert "copying" in terminal.stderr and "3/3 sessions" in terminal.stderr
     assert "copied 3 session(s)" in terminal.stdout
+    # One session: the bar still shows, and it counts events to the end.
+    (tmp_path / "one").mkdir()
+    case_dir = copy_case("compaction-once-cwd", tmp_path / "one")
+    alone = run(
+        "convert", str(case_dir / "jsonl"), str(tmp_path / "c.db"), env={"FORCE_COLOR": "1", "TERM": "xterm"}
+    )
+    assert alone.status == 0
+    assert "1/1 sessions" in alone.stderr and "100%" in alone.stderr
+    assert run("convert", str(case_dir / "jsonl"), str(tmp_path / "d.db")).stderr == ""

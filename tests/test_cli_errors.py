@@ -296,3 +296,150 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(
     ran = run("derive", str(case_dir / "jsonl"), *(["--json"] if as_json else []))
     assert ran.status == 141
     assert ran.stderr == ""
+
+
+# -- sessions that cannot be read are reported, never dropped ---------------------------------------------
+
+#: Why each kind of store below cannot be read, as the error line ends.
+_V1 = "[STORE_VERSION_UNSUPPORTED]"
+
+
+def _v1_jsonl_root(tmp_path: Path) -> tuple[Path, str]:
+    """A JSONL root whose only session file has header version 1, and that file."""
+    root = copy_case("reject-jsonl-header-version-1", tmp_path) / "jsonl"
+    (log,) = root.glob("*/*.jsonl")
+    return root, str(log)
+
+
+def _v1_sqlite(tmp_path: Path) -> tuple[Path, str]:
+    """A SQLite store whose only session row has version 1."""
+    database = copy_case("single-turn-text-cwd", tmp_path) / "sqlite" / "session.db"
+    with sqlite3.connect(database) as conn:
+        conn.execute("UPDATE sessions SET version = 1")
+    conn.close()
+    return database, str(database)
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "sqlite"])
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_the_only_session_cannot_be_read(command: str, kind: str, tmp_path: Path) -> None:
+    store, where = (_v1_jsonl_root if kind == "jsonl" else _v1_sqlite)(tmp_path)
+    status, lines, out = invoke(command, store, tmp_path)
+    line = check_one_line(status, lines, code="STORE_VERSION_UNSUPPORTED", mentions=where)
+    assert "format version 1" in line
+    if command in ("derive", "surface", "inspect", "fork"):
+        assert f"{store}: the only session stored here cannot be read" in line
+        assert "no sessions stored here" not in line
+    if command == "repair":
+        assert out == "0 session(s) checked, 0 repaired; 1 cannot be read\n"
+    if command == "convert":
+        assert "nothing copied: 1 of 1 session(s)" in out
+        assert not (tmp_path / "out.db").exists()
+
+
+def _mixed_jsonl_root(tmp_path: Path, damage: str) -> tuple[Path, str]:
+    """A JSONL root with a crashed session (a load repairs it) and a session file that cannot be
+    read, damaged as ``damage`` says; and that file."""
+    root = tmp_path / "mixed"
+    shutil.copytree(copy_case("crash-jsonl-torn-turn-end-line", tmp_path) / "jsonl", root)
+    if damage == "version":
+        other = copy_case("reject-jsonl-header-version-1", tmp_path) / "jsonl"
+        shutil.copytree(other, root, dirs_exist_ok=True)
+        (bad,) = root.glob("cwd-*/version-one.jsonl")
+    elif damage == "header":
+        bad = root / "_no-cwd" / "garbled.jsonl"
+        bad.write_bytes(b'{"type":"session","version":0,\n')
+    else:  # a sound session in a directory its header does not name
+        other = copy_case("single-turn-text-cwd", tmp_path) / "jsonl"
+        (log,) = other.glob("*/*.jsonl")
+        bad = root / "cwd-000000000000" / log.name
+        bad.parent.mkdir()
+        shutil.copy(log, bad)
+    return root, str(bad)
+
+
+def _mixed_sqlite(tmp_path: Path) -> tuple[Path, str]:
+    """A SQLite store of a crashed session (a load repairs it) and a session row of format
+    version 1 (``version-one``)."""
+    database = copy_case("crash-sqlite-open-turn-after-compaction", tmp_path) / "sqlite" / "session.db"
+    with sqlite3.connect(database) as conn:
+        conn.execute("INSERT INTO sessions (id, version, created_at) VALUES ('version-one', 1, 0)")
+    conn.close()
+    return database, "'version-one'"
+
+
+_MIXED = ["jsonl-version", "jsonl-header", "jsonl-place", "sqlite-version"]
+_MIXED_CODE = {
+    "jsonl-version": "STORE_VERSION_UNSUPPORTED",
+    "jsonl-header": "STORE_CORRUPT",
+    "jsonl-place": "STORE_CORRUPT",
+    "sqlite-version": "STORE_VERSION_UNSUPPORTED",
+}
+
+
+#: The session of each mixed store that can be read.
+_READABLE = {store: "crash-torn-turn-end" for store in _MIXED} | {"sqlite-version": "crash-after-compaction"}
+
+
+def _mixed(store: str, tmp_path: Path) -> tuple[Path, str]:
+    kind, damage = store.split("-")
+    return _mixed_jsonl_root(tmp_path, damage) if kind == "jsonl" else _mixed_sqlite(tmp_path)
+
+
+@pytest.mark.parametrize("store", _MIXED)
+def test_convert_of_a_store_with_an_unreadable_session_writes_nothing(store: str, tmp_path: Path) -> None:
+    source, where = _mixed(store, tmp_path)
+    target = tmp_path / "copy.db"
+    ran = run("convert", str(source), str(target))
+    check_one_line(ran.status, ran.error_lines, code=_MIXED_CODE[store], mentions=where)
+    assert "nothing copied: 1 of 2 session(s)" in ran.stdout
+    assert not target.exists()
+    as_json = run("convert", str(source), str(target), "--json")
+    assert as_json.status == 2 and as_json.stderr == ""
+    document = as_json.json()
+    assert document["copied"] == [] and len(document["unreadable"]) == 1
+    assert document["unreadable"][0]["code"] == _MIXED_CODE[store]
+    assert not target.exists()
+    # The readable one alone converts.
+    alone = run("convert", str(source), str(target), "--id", _READABLE[store])
+    assert alone.status == 0, alone.stderr
+
+
+@pytest.mark.parametrize("store", _MIXED)
+def test_repair_of_a_store_with_an_unreadable_session_repairs_the_rest(store: str, tmp_path: Path) -> None:
+    source, where = _mixed(store, tmp_path)
+    ran = run("repair", str(source))
+    check_one_line(ran.status, ran.error_lines, code=_MIXED_CODE[store], mentions=where)
+    assert ran.stdout.endswith("1 session(s) checked, 1 repaired; 1 cannot be read\n")
+    again = run("repair", str(source), "--json")
+    assert again.status == 2 and again.stderr == ""
+    document = again.json()
+    assert document["checked"] == 1 and document["sessions"] == []  # repaired the first time
+    (unreadable,) = document["unreadable"]
+    assert unreadable["code"] == _MIXED_CODE[store] and where.strip("'") in unreadable["message"]
+
+
+@pytest.mark.parametrize("store", _MIXED)
+def test_choosing_among_sessions_some_unreadable_needs_an_id(store: str, tmp_path: Path) -> None:
+    source, _ = _mixed(store, tmp_path)
+    status, lines, _ = invoke("derive", source, tmp_path)
+    check_one_line(
+        status,
+        lines,
+        mentions=f"holds 2 sessions ({_READABLE[store]}; 1 cannot be read, see dsh-session validate); "
+        "choose one with --id",
+    )
+    validated = run("validate", str(source), "--json")
+    assert validated.status == 2
+    assert sorted(item["status"] for item in validated.json()["sessions"]) == ["unreadable", "valid"]
+
+
+def test_several_sessions_none_readable(tmp_path: Path) -> None:
+    root, _ = _v1_jsonl_root(tmp_path)
+    (root / "_no-cwd").mkdir()
+    (root / "_no-cwd" / "empty.jsonl").write_bytes(b"")
+    status, lines, _ = invoke("inspect", root, tmp_path)
+    check_one_line(
+        status, lines, code="STORE_CORRUPT",
+        mentions="none of the 2 sessions stored here can be read; the first"
+    )

@@ -370,6 +370,36 @@ def test_a_crashed_session_is_read_as_stored_and_changed_only_by_repair(
         check_loaded(backend.load(sid), folder / "expected-reload.json")
 
 
+def test_a_session_row_of_another_version_is_reported_not_dropped(db: Db, tmp_path: Path) -> None:
+    """A store of a crashed session and a session row of format version 1: every command names
+    the row that cannot be read (exit status 2), and the crashed one is still repaired."""
+    folder = copy_case("crash-sqlite-open-turn-after-compaction", tmp_path)
+    sessions, events = sqlite_rows(folder / "sqlite" / "session.db")
+    schema = new_schema()
+    put_rows(db, schema, [*sessions, ("version-one", 1, 0, None, None, None)], events)
+    where = f"{db.shown()} (schema {schema})"
+    validated = run("validate", db.url(), "--pg-schema", schema, "--json")
+    assert validated.status == 2
+    statuses = {item["id"]: item["status"] for item in validated.json()["sessions"]}
+    assert statuses == {"crash-after-compaction": "valid", "version-one": "unreadable"}
+    chosen = run("derive", db.url(), "--pg-schema", schema)
+    assert chosen.status == 2
+    assert chosen.error_lines == [
+        f"dsh-session: error: {where} holds 2 sessions (crash-after-compaction; 1 cannot be read, "
+        "see dsh-session validate); choose one with --id"
+    ]
+    target = tmp_path / "copy.db"
+    copied = run("convert", db.url(), str(target), "--pg-schema", schema)
+    assert copied.status == 2 and not target.exists()
+    (line,) = copied.error_lines
+    assert "'version-one'" in line and line.endswith("[STORE_VERSION_UNSUPPORTED]")
+    repaired = run("repair", db.url(), "--pg-schema", schema, "--json")
+    assert repaired.status == 2
+    document = repaired.json()
+    assert [item["id"] for item in document["sessions"]] == ["crash-after-compaction"]
+    assert [item["id"] for item in document["unreadable"]] == ["version-one"]
+
+
 def test_a_schema_that_is_not_there_reads_as_empty_and_is_not_made(db: Db, tmp_path: Path) -> None:
     schema = new_schema()
     before = db.state()

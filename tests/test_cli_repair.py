@@ -49,7 +49,7 @@ def test_repair_leaves_the_files_the_reference_left(case: str, tmp_path: Path) -
         == jsonl_file(case_dir / "repaired" / "jsonl").read_bytes()
     )
     again = run("repair", str(case_dir / "jsonl"), "--json")
-    assert again.json() == {"dryRun": False, "checked": 1, "sessions": []}
+    assert again.json() == {"dryRun": False, "checked": 1, "sessions": [], "unreadable": []}
 
 
 @pytest.mark.parametrize("case", sorted(c for c in CRASH if c.startswith("crash-sqlite-")))

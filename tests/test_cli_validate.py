@@ -137,18 +137,39 @@ def test_the_reference_bug_case_is_valid_for_us(tmp_path: Path) -> None:
     assert session["events"] + session["repair"]["closers"] == len(reference["events"])
 
 
-def test_admission_reports_the_first_violation(tmp_path: Path) -> None:
+def test_admission_reports_every_violation(tmp_path: Path) -> None:
     log = write_lines(
         tmp_path / "log.jsonl",
         TS1,
         '{"type":"user/message","seq":1,"time":2,"data":{"content":[],"source":{"kind":"user"}}}',
-        '{"type":"user/message","seq":2,"time":3,"data":{"content":[],"source":{"kind":"user"}}}',
+        '{"type":"user/message","seq":2,"time":3,"data":{"content":[]},"surfaceOp":"append"}',
+        '{"type":"user/message","seq":3,"time":4,"data":{"content":[]},"surfaceOp":"append",'
+        '"sourceEventSeqs":[1]}',
+        '{"type":"user/message","seq":4,"time":5,"data":{"content":[]},'
+        '"surfaceOp":{"op":"replace","start":1,"end":2},"sourceEventSeqs":[2]}',
     )
     ran = run("validate", str(log), "--json")
     assert ran.status == 1
     (session,) = ran.json()["sessions"]
-    assert [(v["code"], v["seq"], v["line"]) for v in session["violations"]] == [("MISSING_SURFACE_OP", 1, 2)]
+    # seq 1 is refused: it is not known to seq 3's provenance and not on the surface for seq 4.
+    assert [(v["code"], v["seq"], v["line"]) for v in session["violations"]] == [
+        ("MISSING_SURFACE_OP", 1, 2),
+        ("PROVENANCE_UNKNOWN_SEQ", 3, 4),
+        ("REPLACE_START_NOT_ON_SURFACE", 4, 5),
+    ]
     assert session["violations"][0]["rule"] == "surface: a surface type carries a surfaceOp"
+    human = run("validate", str(log))
+    assert human.status == 1 and "3 violations" in human.stdout
+    # An event list (no header) is judged alike.
+    records = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
+    listed = tmp_path / "log.json"
+    listed.write_text(json.dumps(records), "utf-8")
+    (as_list,) = run("validate", str(listed), "--json").json()["sessions"]
+    assert [(v["code"], v["seq"]) for v in as_list["violations"]] == [
+        ("MISSING_SURFACE_OP", 1),
+        ("PROVENANCE_UNKNOWN_SEQ", 3),
+        ("REPLACE_START_NOT_ON_SURFACE", 4),
+    ]
 
 
 def test_invariants_report_every_violation(tmp_path: Path) -> None:

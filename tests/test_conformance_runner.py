@@ -193,6 +193,7 @@ def test_the_command_line_exit_status_follows_the_claimed_profile(tmp_path: Path
         main, ["conformance", "run", "--suite", str(SUITE_DIR), "--profile", "core", *areas, "--json"]
     )
     assert result.exit_code == 0, result.output
+    assert result.output.count("\n") == 1  # one line, as every --json
     report = json.loads(result.output)
     assert report["passed"] is True and report["profile"] == "core"
     assert set(report["summary"]["by_profile"]) == {"core"}
@@ -205,3 +206,4 @@ def test_the_command_line_exit_status_follows_the_claimed_profile(tmp_path: Path
     assert "FAIL" in result.output and "surface." in result.output
     result = runner.invoke(main, ["conformance", "run", "--suite", str(tmp_path)])
     assert result.exit_code == 2
+    assert result.output.startswith("dsh-session: error: ") and result.output.count("\n") == 1

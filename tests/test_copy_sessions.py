@@ -324,3 +324,51 @@ def test_key_order_is_what_each_backend_keeps(tmp_path: Path) -> None:
     assert event_line(SqliteBackend(tmp_path / "db.sqlite").load("s").events[0]).startswith(
         '{"type":"turn/start"'
     )
+
+
+# -- progress in events: on_stage ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("verify", [True, False], ids=["verify", "no-verify"])
+def test_on_stage_reports_each_step_of_each_session_with_its_event_count(verify: bool) -> None:
+    src = MemoryBackend()
+    fill(src, sample_sessions())
+    counts = {h.id: len(src.load(h.id).events) for h in src.list()}  # "open" with its 3 closers
+    assert counts["long"] > counts["child"] > 0
+    calls: list[tuple[object, ...]] = []
+    copy_sessions(
+        src,
+        MemoryBackend(),
+        ["long", "open"],
+        verify=verify,
+        progress=lambda *call: calls.append(("done", *call)),
+        on_stage=lambda *call: calls.append(call),
+    )
+    stages = ["loaded", "written", "verified"] if verify else ["loaded", "written"]
+    expected: list[tuple[object, ...]] = []
+    for done, session in enumerate(["long", "open"], start=1):
+        expected += [(session, stage, counts[session]) for stage in stages]
+        expected.append(("done", session, done, 2))
+    assert calls == expected
+
+
+def test_on_stage_stops_at_a_copy_that_does_not_load_back_equal() -> None:
+    src = MemoryBackend()
+    first, events = sample_sessions()["values"]
+    src.create(first)
+    src.append("values", events)
+    calls: list[tuple[str, str, int]] = []
+    with pytest.raises(CopyMismatchError):
+        copy_sessions(src, Distorting("time"), on_stage=lambda *call: calls.append(call))
+    assert calls == [("values", "loaded", len(events)), ("values", "written", len(events))]
+
+
+def test_on_stage_for_a_session_without_events_counts_nothing(tmp_path: Path) -> None:
+    src = SqliteBackend(tmp_path / "src.db")
+    src.create(header("bare"))
+    src.append("bare", one_turn_log("bare"))
+    with sqlite3.connect(tmp_path / "src.db") as conn:  # rows deleted by hand
+        conn.execute("DELETE FROM events")
+    calls: list[tuple[str, str, int]] = []
+    copy_sessions(src, MemoryBackend(), on_stage=lambda *call: calls.append(call))
+    assert calls == [("bare", "loaded", 0), ("bare", "written", 0), ("bare", "verified", 0)]

@@ -217,7 +217,9 @@ def test_out_of_scope_and_unknown_rules_are_refused() -> None:
     result = CliRunner().invoke(
         main, ["fixtures", "generate", "--rule", "OPEN_TURN", "--out", "/nonexistent/x"]
     )
-    assert result.exit_code == 1 and "out of scope" in result.output
+    assert result.exit_code == 2
+    assert result.output.startswith("dsh-session: error: ") and "out of scope" in result.output
+    assert result.output.count("\n") == 1  # one line, no usage text, no traceback
 
 
 def test_list_rules_names_every_code() -> None:

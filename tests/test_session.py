@@ -20,6 +20,7 @@ from dsh_session import (
     DshSessionError,
     Event,
     InvalidEventError,
+    InvariantViolationError,
     Replace,
     Session,
     SessionHeader,
@@ -405,7 +406,7 @@ def test_errors_carry_code_seq_type_and_say_where() -> None:
     error = refused(Code.MISSING_SURFACE_OP, 1, s.append, "tool/result", B.tool_result())
     assert isinstance(error, DshSessionError) and isinstance(error, ValueError)
     assert error.event_type == "tool/result"
-    assert str(error) == f"[MISSING_SURFACE_OP] {error.message}"
+    assert str(error) == f"[MISSING_SURFACE_OP] session 's': {error.message}"
     assert "tool/result" in error.message and "seq 1" in error.message
     assert dsh_session.Code is Code
 
@@ -476,3 +477,21 @@ def test_a_json_record_holds_json_so_a_tuple_is_no_array() -> None:
     assert Session("copy", list(s.events)).events[1].source_event_seqs == (0,)
     spec = dsh_spec.check_seed([*users, B.record("user/message", 1, B.user(), op="append", refs=(0,))])
     assert isinstance(spec, dsh_spec.Rejection) and spec.code is Code.MALFORMED_PROVENANCE
+
+
+def test_a_refusal_names_the_session_the_seq_and_the_rule() -> None:
+    s = Session("sess-A")
+    s.append("user/message", B.user(), surface_op="append")
+    with pytest.raises(InvalidEventError) as refused:
+        s.append("user/message", B.user())  # no surface_op
+    error = refused.value
+    assert (error.session_id, error.seq, error.code) == ("sess-A", 1, Code.MISSING_SURFACE_OP)
+    assert str(error).startswith("[MISSING_SURFACE_OP] session 'sess-A': ") and "seq 1" in str(error)
+    with pytest.raises(InvariantViolationError) as violated:
+        Session("sess-B", invariants=True).append("turn/end", {"turn": 1, "reason": {"kind": "completed"}})
+    assert violated.value.session_id == "sess-B" and "session 'sess-B'" in str(violated.value)
+    with pytest.raises(InvalidEventError) as seeded:
+        Session("sess-C", seed=[{"type": "user/message", "seq": 0, "time": 1, "data": B.user()}])
+    assert seeded.value.session_id == "sess-C" and str(seeded.value).startswith(
+        "[MISSING_SURFACE_OP] session 'sess-C': "
+    )

@@ -81,6 +81,11 @@ from dsh_spec.request_header import (
 # -- coord block: the write coordinator's adoption rule ------------------------------
 from dsh_spec.adoption import Adopt, StoredLog, adoption, same_event, same_json
 
+# isort: split
+# -- rules block: runtime checks (agent status, loop-built requests) -----------------
+from dsh_spec.agent_status import STATUSES, check_status_transitions, status_transition
+from dsh_spec.request_check import check_loop_request, header_mismatches
+
 __all__ = [
     "ABSENT",
     "APPEND",
@@ -165,3 +170,16 @@ __all__ += [
 
 # -- coord block --
 __all__ += ["Adopt", "StoredLog", "adoption", "same_event", "same_json"]
+
+# -- clifix block: every violation of a would-be seed --
+from dsh_spec.validation import seed_violations  # noqa: E402
+
+__all__ += ["seed_violations"]
+# -- rules block --
+__all__ += [
+    "STATUSES",
+    "check_loop_request",
+    "check_status_transitions",
+    "header_mismatches",
+    "status_transition",
+]

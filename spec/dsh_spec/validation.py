@@ -103,6 +103,42 @@ def check_seed(records: Iterable[object]) -> tuple[Event, ...] | Rejection:
     return tuple(events)
 
 
+def seed_violations(records: Iterable[object]) -> tuple[Rejection, ...]:
+    """Every rule a would-be seed breaks: each refused record, with the first rule it breaks,
+    in log order.
+
+    Recovery rule, after a record is refused: it keeps its place -- the record
+    at index ``i`` is always judged as the event at seq ``i`` (so one bad record
+    is one violation, not one for every record after it) -- and it is *left out*
+    of what later records are judged against: it is not on the surface (a later
+    replace cannot start, end or shadow there) and it is not known (a later
+    ``sourceEventSeqs`` naming it is ``PROVENANCE_UNKNOWN_SEQ``), as in
+    :func:`dsh_spec.invariants.check_log`. Every record is checked on its own for
+    shape, seq, type, time, data, surface operation, provenance and payload.
+
+    The result is empty exactly when :func:`check_seed` accepts ``records``, and
+    its first element is :func:`check_seed`'s rejection: up to the first refused
+    record the two judge the same events against the same surface.
+    """
+    surface = Surface()
+    known: set[int] = set()
+    found: list[Rejection] = []
+    for index, record in enumerate(records):
+        draft = parse_record(index, record)
+        if isinstance(draft, Rejection):
+            found.append(draft)
+            continue
+        event = admit(surface, index, draft, known=known)
+        if isinstance(event, Rejection):
+            found.append(event)
+            continue
+        folded = step(surface, event)
+        assert not isinstance(folded, Rejection)  # admit checked the replace
+        surface = folded
+        known.add(index)
+    return tuple(found)
+
+
 def parse_record(index: int, record: object) -> Draft | Rejection:
     """Read an event record (a JSON object) that should sit at ``index`` in a log."""
     if type(record) is not dict:

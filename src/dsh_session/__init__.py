@@ -94,6 +94,15 @@ from dsh_session.persistence import (
     verify_copy,
 )
 
+# isort: split
+# -- clifix block: every violation of a would-be seed --------------------------------
+from dsh_session.seed_check import seed_violations
+
+# isort: split
+# -- rules block: runtime checks (agent status, loop-built requests) -----------------
+from dsh_session.agent_status import AgentStatusError, AgentStatusMonitor, check_status_transitions
+from dsh_session.request_check import LoopRequestError, check_loop_request
+
 __all__ = [
     "APPEND",
     "CLOSER_KEY_ORDER",
@@ -194,3 +203,13 @@ __all__ += [
 ]
 # -- integrate block --
 __all__ += ["verify_copy"]
+# -- clifix block --
+__all__ += ["seed_violations"]
+# -- rules block --
+__all__ += [
+    "AgentStatusError",
+    "AgentStatusMonitor",
+    "LoopRequestError",
+    "check_loop_request",
+    "check_status_transitions",
+]

@@ -27,13 +27,22 @@ class DshSessionError(Exception):
 class InvalidEventError(DshSessionError, ValueError):
     """An event broke a rule of the log; it was not stored and nothing changed.
 
-    ``event_type`` is the offending event's type (as given) and ``seq`` the
-    seq it had or would have had.
+    ``event_type`` is the offending event's type (as given), ``seq`` the
+    seq it had or would have had, and ``session_id`` the session that refused
+    it (``None`` outside a session); ``str()`` names all three.
     """
 
-    def __init__(self, code: Code, message: str, *, seq: int, event_type: object) -> None:
+    def __init__(
+        self, code: Code, message: str, *, seq: int, event_type: object, session_id: str | None = None
+    ) -> None:
         super().__init__(code, message, seq=seq)
         self.event_type = event_type
+        #: The id of the session that refused the event (set by :class:`~dsh_session.Session`).
+        self.session_id = session_id
+
+    def __str__(self) -> str:
+        where = "" if self.session_id is None else f"session {self.session_id!r}: "
+        return f"[{self.code}] {where}{self.message}"
 
 
 class InvariantViolationError(InvalidEventError):

@@ -8,7 +8,7 @@ from typing import Any
 
 from dsh_session import _admission
 from dsh_session._admission import MISSING
-from dsh_session.errors import InvariantViolationError
+from dsh_session.errors import InvalidEventError, InvariantViolationError
 from dsh_session.event import Event, SessionHeader, SurfaceOp
 from dsh_session.invariants import _Trace
 from dsh_session.projection import Message, derive_event_message
@@ -77,9 +77,13 @@ class Session:
         self._append_hook: Callable[[Session, Event], None] | None = None
         self._header_fold = HeaderFold()
         self._header_cursor = 0
-        for index, record in enumerate(seed or ()):
-            kind, time, data, op, refs = _admission.read_record(index, record)
-            self._admit(kind, time, data, op, refs)
+        try:
+            for index, record in enumerate(seed or ()):
+                kind, time, data, op, refs = _admission.read_record(index, record)
+                self._admit(kind, time, data, op, refs)
+        except InvalidEventError as error:
+            error.session_id = id
+            raise
         self._header = header if header is not None else SessionHeader(id=id, created_at=self._clock())
 
     # -- identity ---------------------------------------------------------------
@@ -140,7 +144,11 @@ class Session:
             time = self._last_time  # one int object for the events of a millisecond
         else:
             self._last_time = time
-        event = self._admit(type, time, data, op, refs)
+        try:
+            event = self._admit(type, time, data, op, refs)
+        except InvalidEventError as error:
+            error.session_id = self._id
+            raise
         hook = self._append_hook
         if hook is not None:
             hook(self, event)

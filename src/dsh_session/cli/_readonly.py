@@ -35,10 +35,16 @@ from dsh_session.persistence._base import BackendBase, Where, admit_stored, clos
 from dsh_session.persistence._codec import HOLE, header_from_json, parse_bytes
 from dsh_session.persistence._fast_freeze import Unusual, freeze_parsed
 from dsh_session.persistence._files import io_error, locked, read_all
-from dsh_session.persistence._rows import kept_records
-from dsh_session.persistence.errors import CorruptStoreError, SessionNotFoundError, StoreIOError
+from dsh_session.persistence._rows import header_row, kept_records
+from dsh_session.persistence.errors import (
+    CorruptStoreError,
+    PersistenceError,
+    SessionNotFoundError,
+    StoreIOError,
+)
 from dsh_session.persistence.jsonl_layout import SUFFIX
 from dsh_session.persistence.jsonl_scan import scan_log
+from dsh_session.persistence.sqlite import _SELECT_HEADER
 from dsh_session.persistence.sqlite_schema import _check_schema, _precheck
 
 __all__ = [
@@ -243,6 +249,22 @@ class SqliteReader(SqliteBackend):
 
     def _may_hold(self, session_id: str) -> bool:
         return not self._empty
+
+    def header_rows(self) -> list[tuple[str, PersistenceError | None]]:
+        """Every session row's id, with what keeps its header from being read (another format
+        version, a damaged row) or None; sorted by id."""
+        if self._empty:
+            return []
+        with self._errors("listing"):
+            rows = self._conn.execute(_SELECT_HEADER + " ORDER BY id").fetchall()
+        found: list[tuple[str, PersistenceError | None]] = []
+        for row in rows:
+            try:
+                header_row(row, self.path)
+                found.append((row[0], None))
+            except PersistenceError as error:
+                found.append((row[0], error))
+        return found
 
     def read(self, session_id: str) -> Reading:
         header, rows = self._read_session(session_id)

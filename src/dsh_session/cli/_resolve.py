@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from dsh_session.cli._errors import fail
+from dsh_session.cli._errors import fail, one_line
 from dsh_session.cli._readonly import (
     JsonlReader,
     Reading,
@@ -37,10 +37,21 @@ from dsh_session.cli._readonly import (
 )
 from dsh_session.errors import Code, DshSessionError
 from dsh_session.persistence import JsonlBackend, SessionBackend, SqliteBackend
-from dsh_session.persistence._codec import parse_bytes
-from dsh_session.persistence.errors import SessionNotFoundError
+from dsh_session.persistence._codec import header_from_json, parse_bytes
+from dsh_session.persistence._files import io_error
+from dsh_session.persistence.errors import CorruptStoreError, PersistenceError, SessionNotFoundError
 
-__all__ = ["KINDS", "TARGET_KINDS", "Source", "Target", "open_target", "register_scheme", "resolve", "shown"]
+__all__ = [
+    "KINDS",
+    "TARGET_KINDS",
+    "Entry",
+    "Source",
+    "Target",
+    "open_target",
+    "register_scheme",
+    "resolve",
+    "shown",
+]
 
 #: The kinds of store ``--backend`` can force (``postgres``: the kind of a registered scheme).
 KINDS: Final = ("jsonl", "sqlite", "events", "postgres")
@@ -51,8 +62,25 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 _SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 
 
+@dataclass(frozen=True)
+class Entry:
+    """One session a store holds, as its listing finds it: its ``id`` (None when not even that
+    can be read) or the ``error`` that keeps it from being read (its header does not parse, has
+    another format version, or sits where the store does not keep it). ``path`` is where it is:
+    its file, or the store."""
+
+    path: str
+    id: str | None
+    error: DshSessionError | None = None
+
+
 class Source:
-    """A PATH to read sessions from. ``kind`` is ``jsonl``, ``sqlite`` or ``events``."""
+    """A PATH to read sessions from. ``kind`` is ``jsonl``, ``sqlite`` or ``events``.
+
+    :meth:`entries` lists every session stored, the unreadable ones too -- every
+    command enumerates sessions through it (or :meth:`readings`), so none is
+    silently left out; :meth:`ids` lists only the ones whose header reads.
+    """
 
     kind: str = ""
 
@@ -67,14 +95,23 @@ class Source:
         """One session, read without changing anything."""
         raise NotImplementedError
 
+    def entries(self) -> list[Entry]:
+        """Every session stored here, readable or not, in the order of :meth:`ids` (a source of
+        one session raises what keeps it from being read instead)."""
+        return [Entry(self.path, session_id) for session_id in self.ids()]
+
     def readings(self) -> Iterator[tuple[str, str | None, Reading | DshSessionError]]:
         """Every session as ``(path, id, reading)``, the reading replaced by the error when it could
         not be read (``id`` is None when not even that is known); for ``validate``."""
-        for session_id in self.ids():
+        for entry in self.entries():
+            if entry.error is not None:
+                yield entry.path, entry.id, entry.error
+                continue
+            assert entry.id is not None
             try:
-                yield self.path, session_id, self.read(session_id)
+                yield self.path, entry.id, self.read(entry.id)
             except DshSessionError as error:
-                yield self.path, session_id, error
+                yield self.path, entry.id, error
 
     def backend(self, command: str) -> SessionBackend:
         """The store as a backend to write through (``command`` names the caller, for messages)."""
@@ -84,13 +121,27 @@ class Source:
         """The one session to act on: ``session_id``, or the only one stored."""
         if session_id is not None:
             return session_id
-        ids = self.ids()
-        if len(ids) == 1:
+        entries = self.entries()
+        if not entries:
+            fail(f"{self.path}: no sessions stored here")
+        ids = [entry.id for entry in entries if entry.error is None and entry.id is not None]
+        broken = [entry for entry in entries if entry.error is not None]
+        if len(entries) == 1 and ids:
             return ids[0]
         if not ids:
-            fail(f"{self.path}: no sessions stored here")
+            first = broken[0]
+            assert first.error is not None
+            message = one_line(first.error.message)
+            if first.path not in message:
+                message = f"{first.path}: {message}"
+            which = "the only session stored here" if len(entries) == 1 else (
+                f"none of the {len(entries)} sessions stored here can be read; the first"
+            )
+            fail(f"{self.path}: {which} cannot be read: {message}", code=first.error.code)
         shown = ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else "")
-        fail(f"{self.path} holds {len(ids)} sessions ({shown}); choose one with --id")
+        if broken:
+            shown += f"; {len(broken)} cannot be read, see dsh-session validate"
+        fail(f"{self.path} holds {len(entries)} sessions ({shown}); choose one with --id")
 
     def close(self) -> None:
         """Release what the source holds."""
@@ -114,6 +165,40 @@ class _JsonlRoot(Source):
 
     def read(self, session_id: str) -> Reading:
         return self.reader.read(session_id)
+
+    def entries(self) -> list[Entry]:
+        files = list(self.reader.files())
+        if not files and self.reader.loose_files():
+            self.ids()  # fails with the hint
+        return [self._entry(path) for path in files]
+
+    def _entry(self, path: str) -> Entry:
+        """The file's session as its header line says, held to the checks a load makes of it."""
+        try:
+            with open(path, "rb") as file:
+                first = file.readline()
+        except OSError as error:
+            return Entry(path, None, io_error(error, "reading", path))
+        value = None
+        try:
+            if not first.endswith(b"\n"):
+                raise CorruptStoreError(  # as a load says it (``scan_log``)
+                    Code.STORE_CORRUPT,
+                    f"{path}: empty or header-less session log (no complete first line); "
+                    "the file is not a session log or its first write never completed",
+                    path=path,
+                    line=1,
+                )
+            value = parse_bytes(first[:-1])
+            header = header_from_json(value, path=path, line=1)
+        except PersistenceError as error:
+            named = value.get("id") if isinstance(value, dict) else None  # what the header calls it
+            return Entry(path, named if isinstance(named, str) else None, error)
+        try:
+            self.reader.backend._check_location(header, header.id, path)
+        except PersistenceError as error:
+            return Entry(path, header.id, error)
+        return Entry(path, header.id)
 
     def readings(self) -> Iterator[tuple[str, str | None, Reading | DshSessionError]]:
         files = list(self.reader.files())
@@ -190,6 +275,11 @@ class _Sqlite(Source):
 
     def ids(self) -> list[str]:
         return self.reader.ids()
+
+    def entries(self) -> list[Entry]:
+        return [
+            Entry(self.reader.path, session_id, error) for session_id, error in self.reader.header_rows()
+        ]
 
     def read(self, session_id: str) -> Reading:
         return self.reader.read(session_id)

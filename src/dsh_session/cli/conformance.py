@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from dsh_session.cli._app import main
+from dsh_session.cli._errors import fail
 
 _DEFAULT_SUITE = "conformance"
 
@@ -91,7 +93,7 @@ def run(
         suite = load_suite(root)
         skips = load_skips(Path(skip_file)) if skip_file else {}
     except (SuiteError, SkipFileError) as error:
-        raise click.UsageError(str(error)) from None
+        fail(str(error))
     adapter: Adapter
     if command:
         adapter = SubprocessAdapter(command)
@@ -108,7 +110,7 @@ def run(
     runner = Runner(adapter, suite.artifacts, timeout=timeout, workdir=workdir)
     report = runner.run(suite, cases, profile, skips, errors=errors)
     if as_json:
-        click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        click.echo(_one_line(report.to_json()))
     else:
         print_report(report, verbose=verbose)
     sys.exit(0 if report.passed else 1)
@@ -122,8 +124,14 @@ def run(
     help="The suite directory (default: conformance/ here or above, or the source tree's).",
 )
 @click.option("--check", is_flag=True, help="Only report files that differ from what would be written.")
-def generate(suite_dir: str | None, check: bool) -> None:
-    """Regenerate the case files from the scenarios, every expected value from the spec."""
+@click.option("--json", "as_json", is_flag=True, help="Print a one-line JSON summary.")
+def generate(suite_dir: str | None, check: bool, as_json: bool) -> None:
+    """Regenerate the case files from the scenarios, every expected value from the spec.
+
+    ``--json`` prints ``{"suite", "cases", "check", "stale", "written"}``: the
+    files that differ (``--check``; ``written`` is null) or the files written or
+    removed (``stale`` is null).
+    """
     from dsh_session.conformance.fixtures import FixtureError
     from dsh_session.conformance.generate import GenerationError, generate_suite, stale_files, write_suite
 
@@ -131,14 +139,21 @@ def generate(suite_dir: str | None, check: bool) -> None:
     try:
         made = generate_suite(root)
     except (GenerationError, FixtureError) as error:
-        raise click.ClickException(str(error)) from None
+        fail(str(error))
+    summary: dict[str, Any] = {"suite": str(root), "cases": len(made.cases), "check": check}
     if check:
         stale = stale_files(root, made)
-        for name in stale:
-            click.echo(f"stale: {name}")
-        click.echo(f"{len(made.cases)} cases; {len(stale)} file(s) differ from the scenarios")
+        if as_json:
+            click.echo(_one_line({**summary, "stale": stale, "written": None}))
+        else:
+            for name in stale:
+                click.echo(f"stale: {name}")
+            click.echo(f"{len(made.cases)} cases; {len(stale)} file(s) differ from the scenarios")
         sys.exit(1 if stale else 0)
     changed = write_suite(root, made)
+    if as_json:
+        click.echo(_one_line({**summary, "stale": None, "written": changed}))
+        return
     click.echo(f"{len(made.cases)} cases; {len(changed)} file(s) written or removed")
 
 
@@ -165,16 +180,30 @@ def fixtures() -> None:
 )
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), help="The output directory (required).")
 @click.option("--list-rules", is_flag=True, help="List the rules fixtures can break, and those out of scope.")
+@click.option("--json", "as_json", is_flag=True, help="Print a one-line JSON summary with the manifest.")
 def fixtures_generate(
-    seed: int, count: int, rules: tuple[str, ...], output: str, out_dir: str | None, list_rules: bool
+    seed: int,
+    count: int,
+    rules: tuple[str, ...],
+    output: str,
+    out_dir: str | None,
+    list_rules: bool,
+    as_json: bool,
 ) -> None:
     """Write fixtures, each invalid one breaking exactly ONE rule (checked against the spec).
 
     Every output has a manifest.json naming, per fixture, the rule, the seq of
     the bad record, what check_log, seeding and (for stores) loading give.
+    ``--json`` prints ``{"out", "format", "seed", "count", "fixtures", "files",
+    "manifest"}`` (the manifest as written); with ``--list-rules``,
+    ``{"rules": [...], "outOfScope": {code: why}}``.
     """
     from dsh_session.conformance.fixtures import OUT_OF_SCOPE, FixtureError, generate, in_scope, write_output
 
+    if list_rules and as_json:
+        out_of_scope = {code.value: why for code, why in OUT_OF_SCOPE.items()}
+        click.echo(_one_line({"rules": [code.value for code in in_scope()], "outOfScope": out_of_scope}))
+        return
     if list_rules:
         for code in in_scope():
             click.echo(code.value)
@@ -188,5 +217,23 @@ def fixtures_generate(
         made = generate(seed, count, rules or None, format=output)
         written = write_output(made, output, out, seed=seed, count=count)
     except FixtureError as error:
-        raise click.ClickException(str(error)) from None
+        fail(str(error))
+    if as_json:
+        manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+        summary = {
+            "out": str(out),
+            "format": output,
+            "seed": seed,
+            "count": count,
+            "fixtures": len(made),
+            "files": written,
+            "manifest": manifest,
+        }
+        click.echo(_one_line(summary))
+        return
     click.echo(f"{len(made)} fixture(s), {len(written)} file(s) written to {out}")
+
+
+def _one_line(document: Any) -> str:
+    """``document`` as one line of JSON (as every ``--json`` prints)."""
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"))

@@ -8,18 +8,27 @@ changed. DST is a JSONL root (a directory), a SQLite database (a file) or a
 PostgreSQL schema (a ``postgresql://`` URL), created when missing (see
 ``open_target``); ``--to-backend`` forces its kind. Locations are shown without
 their passwords.
+
+Every session to copy is read and admitted before the first write: when one
+cannot be read (or an ``--id`` is unknown), each such session is reported and
+nothing is written -- DST is not even opened (exit status 2). A failure after
+the copy started names the sessions already written to DST. The progress bar
+(on a terminal) counts events: each session's are counted as it is loaded,
+written and verified (``copy_sessions``' ``on_stage``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import click
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
 from dsh_session.cli._app import main
 from dsh_session.cli._common import opened
+from dsh_session.cli._errors import FAILED, CliError, exit_status
 from dsh_session.cli._options import (
     backend_option,
     ids_option,
@@ -29,9 +38,11 @@ from dsh_session.cli._options import (
     to_backend_option,
     to_pg_schema_option,
 )
-from dsh_session.cli._output import output
+from dsh_session.cli._output import Output, output
 from dsh_session.cli._readonly import admit
 from dsh_session.cli._resolve import Source, open_target, shown
+from dsh_session.cli._sessions import Unreadable, report, to_act_on
+from dsh_session.errors import DshSessionError
 from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence import StoredSession
 from dsh_session.persistence.convert import copy_sessions
@@ -41,10 +52,16 @@ __all__ = ["ReadOnlySource", "convert"]
 
 class ReadOnlySource:
     """A :class:`Source` as a ``SessionBackend`` that only reads: ``load`` returns what a load of
-    the store would (repaired) without writing the repair; ``create`` / ``append`` refuse."""
+    the store would (repaired) without writing the repair; ``create`` / ``append`` refuse.
+
+    :meth:`check` reads a session ahead of the copy (to find what cannot be read before
+    anything is written); the session checked last is kept until it is loaded, so that the
+    first session copied is not read twice.
+    """
 
     def __init__(self, source: Source) -> None:
         self.source = source
+        self._kept: StoredSession | None = None
 
     def create(self, header: SessionHeader) -> None:
         raise TypeError("the source of a conversion is read-only")
@@ -52,7 +69,21 @@ class ReadOnlySource:
     def append(self, session_id: str, events: Iterable[Event]) -> None:
         raise TypeError("the source of a conversion is read-only")
 
+    def check(self, session_id: str, *, keep: bool = False) -> int:
+        """Read and admit ``session_id`` as :meth:`load` would; return its event count (closers
+        included). Raises what keeps it from being read."""
+        stored = self._read(session_id)
+        if keep:
+            self._kept = stored
+        return len(stored.events)
+
     def load(self, session_id: str, *, close_turn: bool = True) -> StoredSession:
+        kept, self._kept = self._kept, None
+        if close_turn and kept is not None and kept.header.id == session_id:
+            return kept
+        return self._read(session_id, close_turn=close_turn)
+
+    def _read(self, session_id: str, *, close_turn: bool = True) -> StoredSession:
         snap = admit(self.source.read(session_id))
         return StoredSession(snap.header, snap.log(repaired=close_turn))
 
@@ -60,6 +91,7 @@ class ReadOnlySource:
         return tuple(self.source.read(session_id).header for session_id in self.source.ids())
 
     def close(self) -> None:
+        self._kept = None
         self.source.close()
 
 
@@ -93,43 +125,46 @@ def convert(
     out = output(no_color)
     src_shown, dst_shown = shown(src, backend), shown(dst, to_backend)
     with opened(src, backend, schema=pg_schema) as source:
-        ids = list(session_ids) or source.ids()
+        src_kind = source.kind
+        reader = ReadOnlySource(source)
+        ids, sizes, unreadable = _precheck(reader, session_ids)
+        if unreadable:
+            document = _document(src_shown, dst_shown, src_kind, None, [], not no_verify)
+            if as_json:
+                out.json({**document, "unreadable": [item.to_json() for item in unreadable]})
+            else:
+                report(unreadable)
+                out.print(
+                    f"nothing copied: {len(unreadable)} of {len(ids) + len(unreadable)} session(s) of "
+                    f"{escape(src_shown)} cannot be read; {escape(dst_shown)} was not touched"
+                )
+            raise click.exceptions.Exit(FAILED)
         opened_target = open_target(dst, to_backend, schema=to_pg_schema)
         target, dst_kind = opened_target.store, opened_target.kind
+        written: list[str] = []
         try:
-            progress = Progress(
-                TextColumn("copying"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.description}"),
-                TimeRemainingColumn(),
-                console=out.notes,
-                transient=True,
-                disable=as_json or not out.notes.is_terminal or len(ids) < 2,
-            )
+            progress = _progress(out, disable=as_json or not out.notes.is_terminal or not sum(sizes))
             with progress:
-                task = progress.add_task("", total=len(ids))
+                stages = 2 if no_verify else 3
+                task = progress.add_task("", total=sum(sizes) * stages, sessions=f"0/{len(ids)}")
 
                 def advance(session_id: str, done: int, total: int) -> None:
-                    progress.update(task, completed=done, description=escape(session_id))
+                    written.append(session_id)
+                    progress.update(task, sessions=f"{done}/{total}")
+
+                def stage(session_id: str, name: str, events: int) -> None:
+                    progress.update(task, advance=events, description=f"{escape(session_id)}: {name}")
 
                 copied = copy_sessions(
-                    ReadOnlySource(source), target, ids, verify=not no_verify, progress=advance
+                    reader, target, ids, verify=not no_verify, progress=advance, on_stage=stage
                 )
+        except DshSessionError as error:
+            raise _midway(error, written, dst_shown) from error
         finally:
             target.close()
-        src_kind = source.kind
+    document = _document(src_shown, dst_shown, src_kind, dst_kind, copied, not no_verify)
     if as_json:
-        out.json(
-            {
-                "src": src_shown,
-                "dst": dst_shown,
-                "srcBackend": src_kind,
-                "dstBackend": dst_kind,
-                "copied": copied,
-                "verified": not no_verify,
-            }
-        )
+        out.json(document)
         return
     check = "each loaded back equal" if not no_verify else "not verified (--no-verify)"
     out.print(
@@ -137,3 +172,58 @@ def convert(
         f"({dst_kind}); "
         f"{check}"
     )
+
+
+def _precheck(
+    reader: ReadOnlySource, session_ids: tuple[str, ...]
+) -> tuple[list[str], list[int], list[Unreadable]]:
+    """Every session to copy, read and admitted before anything is written: the ids, their event
+    counts, and the sessions that cannot be read. The first id is checked last and kept for the
+    copy, which starts with it."""
+    ids, unreadable = to_act_on(reader.source, session_ids)
+    sizes: dict[str, int] = {}
+    for session_id in [*ids[1:], *ids[:1]]:
+        try:
+            sizes[session_id] = reader.check(session_id, keep=session_id == ids[0])
+        except DshSessionError as error:
+            unreadable.append(Unreadable(reader.source.path, session_id, error))
+    ids = [session_id for session_id in ids if session_id in sizes]
+    return ids, [sizes[session_id] for session_id in ids], unreadable
+
+
+def _progress(out: Output, *, disable: bool) -> Progress:
+    """The bar: it advances by events, as each session's copy is loaded, written and verified."""
+    return Progress(
+        TextColumn("copying"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[sessions]} sessions"),
+        TextColumn("{task.description}"),
+        TimeRemainingColumn(),
+        console=out.notes,
+        transient=True,
+        disable=disable,
+    )
+
+
+def _midway(error: DshSessionError, written: list[str], dst: str) -> CliError:
+    """The error of a copy that failed after it started, saying what is in DST already."""
+    if written:
+        shown = ", ".join(written[:5]) + (f" and {len(written) - 5} more" if len(written) > 5 else "")
+        done = f"already written to {dst}: {len(written)} session(s) ({shown})"
+    else:
+        done = f"no session was written to {dst} before it"
+    return CliError(f"{error.message} -- {done}", code=error.code, status=exit_status(error))
+
+
+def _document(
+    src: str, dst: str, src_kind: str, dst_kind: str | None, copied: list[str], verified: bool
+) -> dict[str, Any]:
+    return {
+        "src": src,
+        "dst": dst,
+        "srcBackend": src_kind,
+        "dstBackend": dst_kind,
+        "copied": copied,
+        "verified": verified,
+    }

@@ -8,6 +8,11 @@ it cuts and the closers it appends (``interrupted_turn_closers``: an error
 through its backend, which makes exactly that repair durable. A session that
 needs nothing is left alone. Never run it on a session a live process is
 still writing: its open turn is not a crash.
+
+Without ``--id``, a session of the store that cannot be read (its header, its
+format version, its place in the store, damaged committed data) is reported --
+one line on stderr with its path and code, or in ``unreadable`` with
+``--json`` -- the others are still repaired, and the exit status is 2.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from rich.markup import escape
 
 from dsh_session.cli._app import main
 from dsh_session.cli._common import opened
-from dsh_session.cli._errors import fail
+from dsh_session.cli._errors import FAILED, fail
 from dsh_session.cli._options import (
     backend_option,
     id_option,
@@ -30,7 +35,8 @@ from dsh_session.cli._options import (
 )
 from dsh_session.cli._output import Output, output
 from dsh_session.cli._readonly import admit
-from dsh_session.errors import Code
+from dsh_session.cli._sessions import Unreadable, report, to_act_on
+from dsh_session.errors import Code, DshSessionError
 from dsh_session.event import Event
 from dsh_session.persistence._codec import event_line
 
@@ -59,10 +65,16 @@ def repair(
     done: list[dict[str, Any]] = []
     checked = 0
     with opened(path, backend, session_id, schema=pg_schema) as source:
-        ids = [session_id] if session_id is not None else source.ids()
+        ids, unreadable = to_act_on(source, () if session_id is None else (session_id,))
         for sid in ids:
+            try:
+                snap = admit(source.read(sid))
+            except DshSessionError as error:
+                if session_id is not None:
+                    raise
+                unreadable.append(Unreadable(source.path, sid, error))
+                continue
             checked += 1
-            snap = admit(source.read(sid))
             if not snap.needs_repair:
                 continue
             item: dict[str, Any] = {
@@ -89,10 +101,21 @@ def repair(
                     out.print("  [green]repaired[/green] (durable)")
             done.append(item)
     if as_json:
-        out.json({"dryRun": dry_run, "checked": checked, "sessions": done})
-        return
-    outcome = "need a repair (nothing changed: --dry-run)" if dry_run else "repaired"
-    out.print(f"{checked} session(s) checked, {len(done)} {outcome}")
+        out.json(
+            {
+                "dryRun": dry_run,
+                "checked": checked,
+                "sessions": done,
+                "unreadable": [item.to_json() for item in unreadable],
+            }
+        )
+    else:
+        report(unreadable)
+        outcome = "need a repair (nothing changed: --dry-run)" if dry_run else "repaired"
+        cannot = f"; {len(unreadable)} cannot be read" if unreadable else ""
+        out.print(f"{checked} session(s) checked, {len(done)} {outcome}{cannot}")
+    if unreadable:
+        raise click.exceptions.Exit(FAILED)
 
 
 def _show(out: Output, item: dict[str, Any], closers: tuple[Event, ...]) -> None:

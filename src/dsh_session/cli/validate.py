@@ -1,8 +1,10 @@
 """``dsh-session validate PATH...``: does every session pass the rules of the log?
 
 Each session is read without changing its store and held to the seed's
-admission rules -- the first event that breaks one is reported, as a load
-would refuse it. With ``--invariants`` it is checked with ``check_log``
+admission rules -- every event that breaks one is reported, with the first rule
+it breaks (``seed_violations``: a refused event keeps its seq and is left out
+of the surface and of what later provenance may name); the first is the one a
+load refuses the log for. With ``--invariants`` it is checked with ``check_log``
 instead, which adds the turn/step structure (R1, R11-R20) and reports every
 violating event, each with the first rule it breaks. Damage to committed data
 (a line or row that does not parse before the last ``turn/end``) is a
@@ -41,6 +43,7 @@ from dsh_session.event import Event
 from dsh_session.invariants import check_log
 from dsh_session.persistence._admit import LogAdmitter
 from dsh_session.persistence._base import close_open_turn, gc_paused
+from dsh_session.seed_check import seed_violations
 
 __all__ = ["validate"]
 
@@ -167,8 +170,9 @@ def _check(
             result.violations.append(_violation(found.code, found.seq, found.message, reading))
     if not result.violations:
         events, problem = _admit(reading)
-        if problem is not None:
-            result.violations.append(problem)
+        if problem is not None:  # the first; now every one (the first is the same)
+            every = seed_violations(as_parsed(reading.records))
+            result.violations.extend(_violation(v.code, v.seq, v.message, reading) for v in every)
         else:
             result.repair = _repair(reading, events)
     if result.violations:

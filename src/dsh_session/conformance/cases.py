@@ -56,13 +56,15 @@ AREAS: Final = (
     "persistence",
     "coordinator",
     "fixtures",
+    "agent-status",
+    "request-check",
 )
 
 #: The major version of the case format this code reads.
 FORMAT_MAJOR: Final = 1
 
 #: The version of the suite this code generates (``conformance/VERSION``).
-SUITE_VERSION: Final = "1.1.0"
+SUITE_VERSION: Final = "1.2.0"
 
 ID_PATTERN: Final = re.compile(r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$")
 _CODES = frozenset(code.value for code in Code)

@@ -102,6 +102,13 @@ OUT_OF_SCOPE: Final = {
     Code.STORE_AUTH_FAILED: "a runtime condition (the server refusing the credentials)",
     Code.STORE_CONNECTION_LOST: "a runtime condition (the connection dropping mid-write)",
     Code.COPY_MISMATCH: "a rule of copying between backends (a destination that loads back otherwise)",
+    # -- rules block: runtime checks, not rules of a log --
+    Code.STATUS_REPEATED: "a runtime check of an agent's announced statuses, not of a log",
+    Code.STATUS_LEFT_DISPOSED: "a runtime check of an agent's announced statuses, not of a log",
+    Code.REQUEST_STEP_START_MISSING: "a runtime check of an LLM request against its log, not of a log",
+    Code.REQUEST_HEADER_MISSING: "a runtime check of an LLM request against its log, not of a log",
+    Code.REQUEST_MESSAGES_MISMATCH: "a runtime check of an LLM request against its log, not of a log",
+    Code.REQUEST_HEADER_MISMATCH: "a runtime check of an LLM request against its log, not of a log",
 }
 
 HEADER_RULES: Final = (

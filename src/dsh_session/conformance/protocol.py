@@ -67,8 +67,8 @@ def _ops(*ops: Op) -> dict[str, Op]:
 
 
 #: Every operation a case may use. ``session`` / ``store`` / ``backend`` / ``observer`` /
-#: ``coordinator`` arguments name handles the adapter keeps until the next ``reset`` (defaults:
-#: "s", "main", "db", "o", "c"). ``time`` is the clock reading the operation must use, in
+#: ``coordinator`` / ``agent`` arguments name handles the adapter keeps until the next ``reset``
+#: (defaults: "s", "main", "db", "o", "c", "a"). ``time`` is the clock reading the operation must use, in
 #: milliseconds.
 OPS: Final = _ops(
     # -- control ----------------------------------------------------------------------------
@@ -159,6 +159,17 @@ OPS: Final = _ops(
     Op("coord.resume", "{coordinator?, id, session?}", "the resumed live session's header"),
     Op("coord.release", "{coordinator?, session?, discard?: bool}", "null"),
     Op("coord.close", "{coordinator?}", "null"),
+    # -- runtime checks (rules block) -------------------------------------------------------
+    Op(
+        "agent.status",
+        "{agent?, status}",
+        "null: the agent announces a status (refused: a no-op transition, or leaving disposed)",
+    ),
+    Op(
+        "request.check",
+        "{session?, request: {messages?, model?, system?, temperature?, maxTokens?, stop?, tools?}}",
+        "null: the request is what the session's log reconstructs",
+    ),
     # -- carried out by the runner ----------------------------------------------------------
     Op("runner.read", "{path, file}", "the file's text (invalid UTF-8 as \\xNN)"),
     Op("runner.files", "{path}", "[relative path] of every file under path, sorted"),

@@ -16,6 +16,7 @@ from typing import Any
 
 import dsh_session
 from dsh_session import (
+    AgentStatusMonitor,
     DshSessionError,
     EpochHeader,
     Event,
@@ -34,6 +35,7 @@ from dsh_session import (
     StoreObserver,
     apply_header_delta,
     check_log,
+    check_loop_request,
     copy_sessions,
     diff_header,
     freeze,
@@ -103,6 +105,7 @@ class LibraryAdapter:
         self.backends: dict[str, SessionBackend] = {}
         self.observers: dict[str, _Recorder] = {}
         self.coordinators: dict[str, PersistenceCoordinator] = {}
+        self.agents: dict[str, AgentStatusMonitor] = {}
 
     def classify(self, error: Exception) -> CodedError | None:
         if isinstance(error, DshSessionError):
@@ -367,6 +370,17 @@ class LibraryAdapter:
 
     def op_coord_close(self, args: dict[str, Any]) -> None:
         self._coordinator(args).close()
+
+    # -- runtime checks ----------------------------------------------------------------------
+
+    def op_agent_status(self, args: dict[str, Any]) -> None:
+        name = args.get("agent", "a")
+        monitor = self.agents.setdefault(name, AgentStatusMonitor(name))
+        monitor.observe(args["status"])
+
+    def op_request_check(self, args: dict[str, Any]) -> None:
+        session = self._session(args)
+        check_loop_request(session.events, args["request"], session_id=session.id)
 
 
 _VERSION: list[str] = []

@@ -81,6 +81,7 @@ class SpecAdapter:
         self.observers: dict[str, Recorder] = {}
         self.backends: dict[str, ModelBackend] = {}
         self.coordinators: dict[str, SpecCoordinator] = {}
+        self.statuses: dict[str, list[str]] = {}
 
     def classify(self, error: Exception) -> CodedError | None:
         return None
@@ -307,3 +308,17 @@ class SpecAdapter:
 
     def op_coord_close(self, args: dict[str, Any]) -> None:
         self._coordinator(args).close()
+
+    # -- runtime checks --------------------------------------------------------------------
+
+    def op_agent_status(self, args: dict[str, Any]) -> None:
+        # Every announcement is kept; the spec judges each against the last accepted one.
+        seen = self.statuses.setdefault(args.get("agent", "a"), [])
+        seen.append(args["status"])
+        refused = dsh_spec.check_status_transitions(seen)
+        if refused and refused[-1].seq == len(seen) - 1:
+            checked(refused[-1])
+
+    def op_request_check(self, args: dict[str, Any]) -> None:
+        session = self.session(args)
+        checked(dsh_spec.check_loop_request(session.log, args["request"], session.id))

@@ -34,6 +34,7 @@ def copy_sessions(
     *,
     verify: bool = True,
     progress: Callable[[str, int, int], None] | None = None,
+    on_stage: Callable[[str, str, int], None] | None = None,
 ) -> list[str]:
     """Copy the sessions ``ids`` (default: every session ``src.list()`` shows, by id) from
     ``src`` to ``dst``; return the ids copied, in order (an id given twice is copied once).
@@ -44,9 +45,13 @@ def copy_sessions(
     copied. With ``verify`` (the default) every copied session must load back
     equal from ``dst`` (``COPY_MISMATCH`` otherwise; the copy stays in ``dst``
     for inspection). ``progress(session_id, done, total)`` is called after each
-    session. A stored session without events (possible in a database whose rows
-    were deleted by hand) is registered in ``dst`` and, like any session without
-    events, leaves no trace there.
+    session. ``on_stage(session_id, stage, events)`` is called as each stage of a
+    session's copy ends -- ``"loaded"`` from ``src``, ``"written"`` to ``dst``,
+    ``"verified"`` (with ``verify``) -- with the session's event count, so that
+    progress can be shown in events (one large session is one batch: its stages
+    are the steps there are). A stored session without events (possible in a
+    database whose rows were deleted by hand) is registered in ``dst`` and, like
+    any session without events, leaves no trace there.
     """
     wanted = [header.id for header in src.list()] if ids is None else list(dict.fromkeys(ids))
     present = sorted({header.id for header in dst.list()}.intersection(wanted))
@@ -61,11 +66,18 @@ def copy_sessions(
         )
     for done, session_id in enumerate(wanted, start=1):
         stored = src.load(session_id)
+        count = len(stored.events)
+        if on_stage is not None:
+            on_stage(session_id, "loaded", count)
         dst.create(stored.header)
         if stored.events:
             dst.append(session_id, stored.events)
-            if verify:
-                check_copy(stored, dst.load(session_id), src=src, dst=dst)
+        if on_stage is not None:
+            on_stage(session_id, "written", count)
+        if stored.events and verify:
+            check_copy(stored, dst.load(session_id), src=src, dst=dst)
+        if verify and on_stage is not None:
+            on_stage(session_id, "verified", count)
         if progress is not None:
             progress(session_id, done, len(wanted))
     return wanted

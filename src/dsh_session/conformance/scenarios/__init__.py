@@ -15,6 +15,7 @@ def all_scenarios() -> list[Scenario]:
         projection,
         repair,
         request_header,
+        runtime_checks,
         store,
         surface,
         tool_pairing,
@@ -32,6 +33,7 @@ def all_scenarios() -> list[Scenario]:
         store,
         persistence,
         coordinator,
+        runtime_checks,
     ):
         found.extend(module.scenarios())
     return found

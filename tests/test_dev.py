@@ -1,10 +1,13 @@
-"""``python3 dev.py check`` installs PostgreSQL's server programs only when they are missing,
-and finds them where Debian puts them (the install itself is not run here)."""
+"""``python3 dev.py`` installs what a fresh machine lacks -- PostgreSQL's server programs,
+Debian's ``python3.X-venv`` -- only when it is missing, and finds PostgreSQL where Debian
+puts it (the install itself is not run here)."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -62,8 +65,50 @@ def test_without_apt_the_check_stops_with_a_message(monkeypatch: pytest.MonkeyPa
     calls = record_runs(monkeypatch)
     monkeypatch.setattr(pg_server, "find_bindir", lambda: None)
     monkeypatch.setattr(shutil, "which", lambda name: None)
-    with pytest.raises(SystemExit, match="install PostgreSQL"):
+    with pytest.raises(SystemExit, match="no apt-get here: install postgresql"):
         dev.ensure_postgres()
+    assert calls == []
+
+
+def test_not_root_and_no_sudo_stops_with_a_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = record_runs(monkeypatch)
+    monkeypatch.setattr(pg_server, "find_bindir", lambda: None)
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/apt-get" if name == "apt-get" else None)
+    with pytest.raises(SystemExit, match="needs root: `apt-get install postgresql` as root"):
+        dev.ensure_postgres()
+    assert calls == []
+
+
+# -- a Python without ensurepip (Debian/Ubuntu without python3.X-venv) ---------------------------
+
+
+def test_with_ensurepip_nothing_is_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = record_runs(monkeypatch)
+    dev.ensure_venv_support()
+    assert calls == []
+
+
+def test_without_ensurepip_the_venv_package_is_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = record_runs(monkeypatch)
+    found = iter([None, object()])
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: next(found))
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/apt-get" if name == "apt-get" else None)
+    dev.ensure_venv_support()
+    package = f"python3.{sys.version_info.minor}-venv"
+    assert calls == [
+        ("apt-get", "update", "-q"),
+        ("apt-get", "install", "-y", "-q", "--no-install-recommends", package),
+    ]
+
+
+def test_without_ensurepip_or_apt_the_setup_stops_with_a_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = record_runs(monkeypatch)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(SystemExit, match=r"has no ensurepip .* install python3\.\d+-venv"):
+        dev.ensure_venv_support()
     assert calls == []
 
 
