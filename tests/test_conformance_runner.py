@@ -162,6 +162,38 @@ def test_a_malformed_case_file_is_reported_by_name_and_the_run_goes_on(tmp_path:
     assert not report.passed
 
 
+def test_a_filtered_run_still_reports_the_malformed_files_it_would_have_run(
+    tmp_path: Path, suite: Suite
+) -> None:
+    root = _small_suite(tmp_path, suite)
+    area = suite.cases[0].area
+    (root / "cases" / area / f"{area}.not-json.json").write_text("{", "utf-8")
+    runner = CliRunner()
+    for options in (["--area", area], ["--id", f"{area}.not-*"], ["--id", f"{area}.*"]):
+        result = runner.invoke(main, ["conformance", "run", "--suite", str(root), *options, "--json"])
+        assert result.exit_code == 1, (options, result.output)
+        report = json.loads(result.output)
+        assert report["passed"] is False
+        assert f"{area}.not-json" in {o["id"] for o in report["cases"] if o["status"] == "error"}
+    other = next(c for c in suite.cases if c.area != area).area
+    (root / "cases" / other).mkdir(exist_ok=True)
+    shutil.copy(
+        SUITE_DIR / "cases" / other / f"{next(c for c in suite.cases if c.area == other).id}.json",
+        root / "cases" / other,
+    )
+    result = runner.invoke(main, ["conformance", "run", "--suite", str(root), "--area", other, "--json"])
+    assert result.exit_code == 0 and json.loads(result.output)["summary"]["total"] == 1  # not this area's
+
+
+def test_a_filter_that_matches_nothing_is_an_error_not_a_pass(tmp_path: Path, suite: Suite) -> None:
+    root = _small_suite(tmp_path, suite)
+    runner = CliRunner()
+    for options in (["--area", "nosuch"], ["--id", "zzz*"]):
+        result = runner.invoke(main, ["conformance", "run", "--suite", str(root), *options])
+        assert result.exit_code == 2, (options, result.output)
+        assert result.output.startswith("dsh-session: error: ") and result.output.count("\n") == 1
+
+
 def test_skips_fixed_and_unused_entries(tmp_path: Path, suite: Suite) -> None:
     cases = cases_using(suite, "session.surface", limit=2)[:2]
     skip_file = tmp_path / "skips.json"

@@ -84,9 +84,9 @@ def run(
     skipped by the skip file), 1 otherwise, 2 for a usage error.
     """
     from dsh_session.conformance.adapter import Adapter, InProcessAdapter, SubprocessAdapter
-    from dsh_session.conformance.cases import SuiteError, load_suite
+    from dsh_session.conformance.cases import AREAS, SuiteError, load_suite
     from dsh_session.conformance.report import print_report
-    from dsh_session.conformance.runner import Runner, SkipFileError, load_skips, select
+    from dsh_session.conformance.runner import Runner, SkipFileError, load_skips, select, select_errors
 
     root = _suite_path(suite_dir)
     try:
@@ -105,8 +105,14 @@ def run(
         from dsh_session.conformance.python_adapter import LibraryAdapter
 
         adapter = InProcessAdapter(LibraryAdapter())
+    unknown = [area for area in areas if area not in AREAS]
+    if unknown:
+        fail(f"no area {', '.join(map(repr, unknown))} in the suite; the areas are: {', '.join(AREAS)}")
     cases = select(suite.cases, profile, ids, areas)
-    errors = [e for e in suite.errors if not (ids or areas)]
+    errors = select_errors(suite.errors, ids, areas)
+    if not cases and not errors:
+        wanted = " ".join([*(f"--id {i}" for i in ids), *(f"--area {a}" for a in areas)])
+        fail(f"no case of {root} matches {wanted or 'the suite'} in profile {profile}: nothing to run")
     runner = Runner(adapter, suite.artifacts, timeout=timeout, workdir=workdir)
     report = runner.run(suite, cases, profile, skips, errors=errors)
     if as_json:

@@ -152,6 +152,23 @@ def select(
     return chosen
 
 
+def select_errors(
+    errors: Sequence[CaseError], ids: Sequence[str] = (), areas: Sequence[str] = ()
+) -> list[CaseError]:
+    """The malformed case files a filtered run must still report: those the filter would have
+    chosen had they parsed -- the file name (a case's id) matching an id pattern, the directory
+    (its area) among the areas. Without a filter, all of them."""
+    chosen = []
+    for error in errors:
+        path = Path(error.path)
+        if ids and not any(fnmatch.fnmatchcase(path.stem, pattern) for pattern in ids):
+            continue
+        if areas and path.parent.name not in areas:
+            continue
+        chosen.append(error)
+    return chosen
+
+
 class Runner:
     """Runs cases against one adapter, restarting it after each failure of its own."""
 
