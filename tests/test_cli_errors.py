@@ -15,7 +15,7 @@ import pytest
 from rich.console import Console
 
 from dsh_session import MemoryBackend, MemoryStore
-from dsh_session.cli import _errors, _resolve
+from dsh_session.cli import _errors, _resolve, main
 from dsh_session.cli import derive as derive_module
 from tests.cli_support import run
 from tests.reference import copy_case
@@ -220,6 +220,35 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(tmp_path: Path) -> No
     assert "\x1b[" in run("validate", store, env=forced).stdout  # a terminal
     assert "\x1b[" not in run("validate", store, "--no-color", env=forced).stdout
     assert "\x1b[" not in run("--no-color", "validate", store, env=forced).stdout
+
+
+def _commands(
+    group: click.Group, prefix: tuple[str, ...] = ()
+) -> list[tuple[tuple[str, ...], click.Command]]:
+    found: list[tuple[tuple[str, ...], click.Command]] = []
+    for name, command in group.commands.items():
+        if isinstance(command, click.Group):
+            found += _commands(command, (*prefix, name))
+        else:
+            found.append(((*prefix, name), command))
+    return found
+
+
+def test_every_command_takes_no_color() -> None:
+    """cli.md: ``--no-color`` is an option every command shares."""
+    missing = [
+        " ".join(path)
+        for path, command in _commands(main)
+        if not any("--no-color" in getattr(p, "opts", ()) for p in command.params)
+    ]
+    assert missing == []
+
+
+def test_demo_and_conformance_run_colour_only_without_no_color() -> None:
+    forced = {"FORCE_COLOR": "1", "TERM": "xterm-256color"}
+    for args in (("demo",), ("conformance", "run", "--area", "store")):
+        assert "\x1b[" in run(*args, env=forced).stdout, args
+        assert "\x1b[" not in run(*args, "--no-color", env=forced).stdout, args
 
 
 # -- the installed command and python -m ----------------------------------------------------------------
@@ -440,6 +469,8 @@ def test_several_sessions_none_readable(tmp_path: Path) -> None:
     (root / "_no-cwd" / "empty.jsonl").write_bytes(b"")
     status, lines, _ = invoke("inspect", root, tmp_path)
     check_one_line(
-        status, lines, code="STORE_CORRUPT",
-        mentions="none of the 2 sessions stored here can be read; the first"
+        status,
+        lines,
+        code="STORE_CORRUPT",
+        mentions="none of the 2 sessions stored here can be read; the first",
     )

@@ -11,6 +11,8 @@ import click
 
 from dsh_session.cli._app import main
 from dsh_session.cli._errors import fail
+from dsh_session.cli._options import no_color_option
+from dsh_session.cli._output import output
 
 _DEFAULT_SUITE = "conformance"
 
@@ -65,6 +67,7 @@ def _suite_path(path: str | None) -> Path:
 @click.option("--json", "as_json", is_flag=True, help="Print the machine-readable report.")
 @click.option("--verbose", "-v", is_flag=True, help="List every case, not only the ones that did not pass.")
 @click.option("--workdir", type=click.Path(file_okay=False), help="Where each case's temporary files go.")
+@no_color_option
 def run(
     suite_dir: str | None,
     command: str | None,
@@ -77,6 +80,7 @@ def run(
     as_json: bool,
     verbose: bool,
     workdir: str | None,
+    no_color: bool,
 ) -> None:
     """Run the suite and report pass / fail / skip per case, per profile and per area.
 
@@ -118,7 +122,7 @@ def run(
     if as_json:
         click.echo(_one_line(report.to_json()))
     else:
-        print_report(report, verbose=verbose)
+        print_report(report, verbose=verbose, console=output(no_color).console)
     sys.exit(0 if report.passed else 1)
 
 
@@ -131,7 +135,8 @@ def run(
 )
 @click.option("--check", is_flag=True, help="Only report files that differ from what would be written.")
 @click.option("--json", "as_json", is_flag=True, help="Print a one-line JSON summary.")
-def generate(suite_dir: str | None, check: bool, as_json: bool) -> None:
+@no_color_option
+def generate(suite_dir: str | None, check: bool, as_json: bool, no_color: bool) -> None:
     """Regenerate the case files from the scenarios, every expected value from the spec.
 
     ``--json`` prints ``{"suite", "cases", "check", "stale", "written"}``: the
@@ -187,6 +192,7 @@ def fixtures() -> None:
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), help="The output directory (required).")
 @click.option("--list-rules", is_flag=True, help="List the rules fixtures can break, and those out of scope.")
 @click.option("--json", "as_json", is_flag=True, help="Print a one-line JSON summary with the manifest.")
+@no_color_option
 def fixtures_generate(
     seed: int,
     count: int,
@@ -195,6 +201,7 @@ def fixtures_generate(
     out_dir: str | None,
     list_rules: bool,
     as_json: bool,
+    no_color: bool,
 ) -> None:
     """Write fixtures, each invalid one breaking exactly ONE rule (checked against the spec).
 

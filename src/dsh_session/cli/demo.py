@@ -7,17 +7,18 @@ from importlib import resources
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from dsh_session.cli._app import main
+from dsh_session.cli._options import no_color_option
 from dsh_session.cli._output import output
 from dsh_session.session import Session
 
 
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
-def demo(as_json: bool) -> None:
+@no_color_option
+def demo(as_json: bool, no_color: bool) -> None:
     """Validate the bundled example session and print its surface and messages."""
     text = resources.files("dsh_session").joinpath("examples/example-session.json").read_text("utf-8")
     records = json.loads(text)
@@ -31,9 +32,9 @@ def demo(as_json: bool) -> None:
             "generation": session.surface.replace_generation,
             "messages": messages.to_json(),
         }
-        output(no_color=False).json(out)  # one line, as every --json
+        output(no_color).json(out)  # one line, as every --json
         return
-    console = Console()
+    console = output(no_color).console
     console.print(
         f"[bold]example session[/bold]: {session.seq} events, valid; "
         f"{len(nodes)} surface nodes, replace generation {session.surface.replace_generation}"
