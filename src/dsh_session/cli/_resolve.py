@@ -23,6 +23,7 @@ or directory has that name. Its ``show`` hook writes a location for people
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final
@@ -40,6 +41,7 @@ from dsh_session.persistence import JsonlBackend, SessionBackend, SqliteBackend
 from dsh_session.persistence._codec import header_from_json, parse_bytes
 from dsh_session.persistence._files import io_error
 from dsh_session.persistence.errors import CorruptStoreError, PersistenceError, SessionNotFoundError
+from dsh_session.persistence.jsonl_layout import NO_CWD
 
 __all__ = [
     "KINDS",
@@ -49,6 +51,7 @@ __all__ = [
     "Target",
     "open_target",
     "register_scheme",
+    "require_store",
     "resolve",
     "shown",
 ]
@@ -60,6 +63,7 @@ TARGET_KINDS: Final = ("jsonl", "sqlite", "postgres")
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+_BUCKET = re.compile(r"cwd-[0-9a-f]{12}")
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,12 @@ class Source:
                 yield self.path, entry.id, self.read(entry.id)
             except DshSessionError as error:
                 yield self.path, entry.id, error
+
+    def not_a_store(self) -> str | None:
+        """Why this location, holding no session, is not recognisably a session store either
+        (None when it is one: a store that exists and may simply be empty). Asked only when
+        :meth:`entries` is empty; see :func:`require_store`."""
+        return None
 
     def backend(self, command: str) -> SessionBackend:
         """The store as a backend to write through (``command`` names the caller, for messages)."""
@@ -211,6 +221,15 @@ class _JsonlRoot(Source):
             except DshSessionError as error:
                 yield path, None, error
 
+    def not_a_store(self) -> str | None:
+        try:
+            names = [entry.name for entry in os.scandir(self.path) if entry.is_dir()]
+        except OSError as error:
+            raise io_error(error, "listing", self.path) from None
+        if any(name == NO_CWD or _BUCKET.fullmatch(name) for name in names):
+            return None
+        return f"not a JSONL root (no cwd-<hash>/ or {NO_CWD}/ directory)"
+
     def backend(self, command: str) -> SessionBackend:
         return self.reader.backend
 
@@ -284,6 +303,11 @@ class _Sqlite(Source):
     def read(self, session_id: str) -> Reading:
         return self.reader.read(session_id)
 
+    def not_a_store(self) -> str | None:
+        if self.reader._empty:
+            return "a SQLite database without the session tables"
+        return None
+
     def backend(self, command: str) -> SessionBackend:
         if self._backend is None:
             self._backend = SqliteBackend(self.path)
@@ -316,6 +340,18 @@ class _EventList(Source):
 
     def readings(self) -> Iterator[tuple[str, str | None, Reading | DshSessionError]]:
         yield self.path, self._reading.header.id, self._reading
+
+
+def require_store(source: Source, entries: list[Entry] | None = None) -> None:
+    """Fail (exit 2) when ``source`` holds no session and is not recognisably a store: a directory
+    without session directories, a SQLite database without our tables, a PostgreSQL schema that
+    does not exist. A store that exists and is empty passes (it holds 0 sessions). ``entries``:
+    :meth:`Source.entries`, when the caller has them already."""
+    if source.entries() if entries is None else entries:
+        return
+    reason = source.not_a_store()
+    if reason is not None:
+        fail(f"{source.path}: no sessions stored here; {reason}")
 
 
 @dataclass(frozen=True)

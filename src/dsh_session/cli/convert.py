@@ -11,7 +11,9 @@ their passwords.
 
 Every session to copy is read and admitted before the first write: when one
 cannot be read (or an ``--id`` is unknown), each such session is reported and
-nothing is written -- DST is not even opened (exit status 2). A failure after
+nothing is written -- DST is not even opened (exit status 2). So it is when
+SRC holds no session: an empty store (nothing to copy), or a location that is
+not a store at all (no sessions stored here). A failure after
 the copy started names the sessions already written to DST. The progress bar
 (on a terminal) counts events: each session's are counted as it is loaded,
 written and verified (``copy_sessions``' ``on_stage``).
@@ -28,7 +30,7 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 
 from dsh_session.cli._app import main
 from dsh_session.cli._common import opened
-from dsh_session.cli._errors import FAILED, CliError, exit_status
+from dsh_session.cli._errors import FAILED, CliError, exit_status, fail
 from dsh_session.cli._options import (
     backend_option,
     ids_option,
@@ -139,6 +141,8 @@ def convert(
                     f"{escape(src_shown)} cannot be read; {escape(dst_shown)} was not touched"
                 )
             raise click.exceptions.Exit(FAILED)
+        if not ids:
+            fail(f"{source.path}: nothing to copy: the store holds no session; {dst_shown} was not touched")
         opened_target = open_target(dst, to_backend, schema=to_pg_schema)
         target, dst_kind = opened_target.store, opened_target.kind
         written: list[str] = []
