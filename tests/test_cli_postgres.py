@@ -439,6 +439,32 @@ def test_an_empty_schema_is_an_empty_store(db: Db, tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+def test_a_refused_fork_makes_no_schema(db: Db, tmp_path: Path) -> None:
+    case_dir = copy_case("forked-child-at-turn-boundary-cwd", tmp_path)
+    root = tmp_path / "root"
+    ok(run("convert", str(case_dir / "log.json"), str(root)))
+    schema = new_schema()
+    before = db.state()
+    refusals = [
+        (["--boundary", "40"], "[OPEN_TURN]"),
+        (["--child", "parent-session-7"], "[SESSION_ALREADY_EXISTS]"),
+    ]
+    for args, code in refusals:
+        ran = run("fork", str(root), *args, "--to", db.url(), "--to-pg-schema", schema)
+        assert ran.status == 2
+        (line,) = ran.error_lines
+        assert line.endswith(code), line
+        assert not db.has_schema(schema)
+    assert db.state() == before
+    to = ["--to", db.url(), "--to-pg-schema", schema]
+    made = ok(run("fork", str(root), "--boundary", "41", *to, "--json"))
+    assert made.json()["child"] == "parent-session-7-fork-1" and db.has_schema(schema)
+    taken = run("fork", str(root), "--boundary", "40", "--child", "parent-session-7-fork-1", *to)
+    assert taken.status == 2
+    (line,) = taken.error_lines
+    assert line.endswith("[SESSION_ALREADY_EXISTS]") and "choose another --child" in line, line
+
+
 def test_forking_reads_the_parent_and_writes_only_the_child(db: Db, tmp_path: Path) -> None:
     folder = copy_case("tool-calls-parallel-multistep-cwd", tmp_path)
     schema, elsewhere = new_schema(), new_schema()

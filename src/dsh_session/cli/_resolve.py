@@ -22,8 +22,10 @@ or directory has that name. Its ``show`` hook writes a location for people
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final
@@ -51,9 +53,11 @@ __all__ = [
     "Target",
     "open_target",
     "register_scheme",
+    "remove_new_target",
     "require_store",
     "resolve",
     "shown",
+    "target_is_new",
 ]
 
 #: The kinds of store ``--backend`` can force (``postgres``: the kind of a registered scheme).
@@ -502,6 +506,34 @@ def open_target(path: str, backend: str | None = None, *, schema: str | None = N
     _no_schema(path, schema)
     store = _open_file_target(path, backend)
     return Target(store, "jsonl" if isinstance(store, JsonlBackend) else "sqlite")
+
+
+def target_is_new(path: str, backend: str | None = None, *, schema: str | None = None) -> bool:
+    """Whether nothing is at the write target ``path`` yet, found without creating anything: no
+    file or directory of that name, or a location of a registered scheme that is no store (a
+    PostgreSQL schema that does not exist). :func:`open_target` would create it."""
+    scheme = _scheme_of(path, backend) or (_claimed(path) if backend is None else None)
+    if scheme is None:
+        return not os.path.lexists(path)
+    source = scheme.source(path, schema)
+    try:
+        return not source.entries() and source.not_a_store() is not None
+    finally:
+        source.close()
+
+
+def remove_new_target(path: str, backend: str | None = None) -> None:
+    """Remove what a write created at the file target ``path``, which did not exist before: the
+    JSONL root, or the SQLite database with its journal files. A location of a registered scheme
+    is left as it is (a PostgreSQL schema is not dropped)."""
+    if _scheme_of(path, backend) or (_claimed(path) if backend is None else None):
+        return
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+        return
+    for name in (path, path + "-wal", path + "-shm", path + "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name)
 
 
 def _open_file_target(path: str, backend: str | None) -> SessionBackend:
