@@ -44,9 +44,9 @@ from dsh_session.cli._output import Output, output
 from dsh_session.cli._readonly import admit
 from dsh_session.cli._resolve import Source, open_target, shown
 from dsh_session.cli._sessions import Unreadable, report, to_act_on
-from dsh_session.errors import DshSessionError
+from dsh_session.errors import Code, DshSessionError
 from dsh_session.event import Event, SessionHeader
-from dsh_session.persistence import StoredSession
+from dsh_session.persistence import SessionBackend, StoredSession
 from dsh_session.persistence.convert import copy_sessions
 
 __all__ = ["ReadOnlySource", "convert"]
@@ -147,6 +147,7 @@ def convert(
         target, dst_kind = opened_target.store, opened_target.kind
         written: list[str] = []
         try:
+            _check_free(target, ids, dst_shown)
             progress = _progress(out, disable=as_json or not out.notes.is_terminal or not sum(sizes))
             with progress:
                 stages = 2 if no_verify else 3
@@ -193,6 +194,20 @@ def _precheck(
             unreadable.append(Unreadable(reader.source.path, session_id, error))
     ids = [session_id for session_id in ids if session_id in sizes]
     return ids, [sizes[session_id] for session_id in ids], unreadable
+
+
+def _check_free(target: SessionBackend, ids: list[str], dst: str) -> None:
+    """Fail, before anything is written, when DST already holds some of the sessions to copy
+    (``copy_sessions`` would refuse them too, in the library's words)."""
+    present = sorted({header.id for header in target.list()}.intersection(ids))
+    if not present:
+        return
+    named = ", ".join(map(repr, present[:5])) + (f" and {len(present) - 5} more" if len(present) > 5 else "")
+    fail(
+        f"{dst} already holds {len(present)} of the {len(ids)} session(s) to copy ({named}); nothing "
+        "was copied: name only the others with --id, or copy into another store",
+        code=Code.SESSION_ALREADY_EXISTS,
+    )
 
 
 def _progress(out: Output, *, disable: bool) -> Progress:
