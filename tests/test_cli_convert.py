@@ -203,3 +203,20 @@ def test_a_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
     assert alone.status == 0
     assert "1/1 sessions" in alone.stderr and "100%" in alone.stderr
     assert run("convert", str(case_dir / "jsonl"), str(tmp_path / "d.db")).stderr == ""
+
+
+def test_a_destination_that_holds_the_sessions_is_named_in_the_message(tmp_path: Path) -> None:
+    root = _store_of_three(tmp_path)
+    for dst in (root, tmp_path / "copy.db"):
+        if dst != root:
+            first = run("convert", str(root), str(dst), "--id", "single-turn-text")
+            assert first.status == 0, first.stderr
+        before = tree_digest(tmp_path)
+        ran = run("convert", str(root), str(dst))
+        assert ran.status == 2
+        (line,) = ran.error_lines
+        assert line.endswith("[SESSION_ALREADY_EXISTS]"), line
+        assert f"{dst} already holds" in line and "'single-turn-text'" in line
+        assert "--id" in line and "nothing was copied" in line
+        assert "Backend(" not in line and "ids=" not in line and "before it" not in line
+        assert tree_digest(tmp_path) == before

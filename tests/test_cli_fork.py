@@ -105,3 +105,80 @@ def test_an_event_list_needs_a_target(tmp_path: Path) -> None:
     assert "fork needs a session store" in line
     into = run("fork", str(case_dir / "log.json"), "--boundary", "41", "--to", str(tmp_path / "t.db"))
     assert into.status == 0, into.stderr
+
+
+def _refusals() -> list[tuple[list[str], str]]:
+    """Forks of the fork case's parent that are refused: the arguments and the code."""
+    return [
+        (["--boundary", "40"], "[OPEN_TURN]"),
+        (["--boundary", "63"], "[INVALID_BOUNDARY]"),
+        (["--child", "parent-session-7"], "[SESSION_ALREADY_EXISTS]"),
+    ]
+
+
+def test_a_refused_fork_to_a_new_target_leaves_nothing_behind(tmp_path: Path) -> None:
+    _, root = _parent_store(tmp_path)
+    for name in ("new.db", "new.sqlite", "newroot"):
+        target = tmp_path / name
+        for args, code in _refusals():
+            ran = run("fork", str(root), *args, "--to", str(target))
+            assert ran.status == 2, (name, args)
+            (line,) = ran.error_lines
+            assert line.endswith(code), line
+            assert not target.exists(), (name, args)
+            assert not [p for p in tmp_path.iterdir() if p.name.startswith(name)], (name, args)
+
+
+def test_a_refused_fork_leaves_an_existing_target_as_it_was(tmp_path: Path) -> None:
+    _, root = _parent_store(tmp_path)
+    target = tmp_path / "children.db"
+    ok = run("fork", str(root), "--boundary", "41", "--to", str(target), "--child", "first")
+    assert ok.status == 0, ok.stderr
+    before = tree_digest(tmp_path)
+    for args, code in _refusals():
+        ran = run("fork", str(root), *args, "--to", str(target))
+        assert ran.status == 2 and ran.error_lines[0].endswith(code)
+    assert tree_digest(tmp_path) == before
+
+
+def test_a_taken_sibling_id_is_refused_before_the_boundary(tmp_path: Path) -> None:
+    _, root = _parent_store(tmp_path)
+    first = run("fork", str(root), "--boundary", "41", "--json")
+    assert first.status == 0, first.stderr
+    sibling = first.json()["child"]
+    assert sibling == "parent-session-7-fork-1"
+    before = tree_digest(root)
+    # Boundary 40 is not a turn/end (OPEN_TURN), but the taken id is checked first, as the reference does.
+    for boundary in ("40", "41"):
+        ran = run("fork", str(root), "--id", "parent-session-7", "--child", sibling, "--boundary", boundary)
+        assert ran.status == 2
+        (line,) = ran.error_lines
+        assert line.endswith("[SESSION_ALREADY_EXISTS]"), line
+        assert repr(sibling) in line and str(root) in line and "choose another --child" in line
+        assert "load it instead" not in line
+    assert tree_digest(root) == before
+
+
+def test_a_taken_sibling_id_in_another_target_is_refused_before_the_boundary(tmp_path: Path) -> None:
+    _, root = _parent_store(tmp_path)
+    for name in ("children.db", "children"):
+        target = tmp_path / name
+        first = run("fork", str(root), "--boundary", "41", "--to", str(target), "--child", "kid")
+        assert first.status == 0, first.stderr
+        before = tree_digest(tmp_path)
+        ran = run("fork", str(root), "--child", "kid", "--boundary", "40", "--to", str(target))
+        assert ran.status == 2
+        (line,) = ran.error_lines
+        assert line.endswith("[SESSION_ALREADY_EXISTS]") and "choose another --child" in line, line
+        assert str(target) in line
+        assert tree_digest(tmp_path) == before
+
+
+def test_an_empty_child_id_is_refused(tmp_path: Path) -> None:
+    _, root = _parent_store(tmp_path)
+    before = tree_digest(tmp_path)
+    ran = run("fork", str(root), "--child", "", "--boundary", "41")
+    assert ran.status == 2
+    (line,) = ran.error_lines
+    assert line == "dsh-session: error: --child: a session id cannot be empty"
+    assert tree_digest(tmp_path) == before

@@ -400,20 +400,69 @@ def test_a_session_row_of_another_version_is_reported_not_dropped(db: Db, tmp_pa
     assert [item["id"] for item in document["unreadable"]] == ["version-one"]
 
 
-def test_a_schema_that_is_not_there_reads_as_empty_and_is_not_made(db: Db, tmp_path: Path) -> None:
+def test_a_schema_that_is_not_there_is_no_store_and_is_not_made(db: Db, tmp_path: Path) -> None:
     schema = new_schema()
     before = db.state()
-    listed = ok(run("validate", db.url(), "--pg-schema", schema, "--json"))
-    assert listed.json() == {"valid": True, "status": 0, "invariants": False, "sessions": []}
-    nothing = run("inspect", db.url(), "--pg-schema", schema)
-    assert nothing.status == 2
-    assert nothing.error_lines == [
-        f"dsh-session: error: {db.shown()} (schema {schema}): no sessions stored here"
-    ]
-    none = ok(run("convert", db.url(), str(tmp_path / "out"), "--pg-schema", schema, "--json"))
-    assert none.json()["copied"] == []
+    said = f"dsh-session: error: {db.shown()} (schema {schema}): no sessions stored here; "
+    listed = run("validate", db.url(), "--pg-schema", schema, "--json")
+    assert listed.status == 2
+    document = listed.json()
+    assert document["valid"] is False and document["status"] == 2
+    (item,) = document["sessions"]
+    assert item["status"] == "unreadable" and "no sessions stored here" in item["error"]["message"]
+    assert "--pg-schema" in item["error"]["message"]
+    for command in (["validate"], ["repair"], ["inspect"], ["convert", str(tmp_path / "out")]):
+        nothing = run(command[0], db.url(), *command[1:], "--pg-schema", schema)
+        assert nothing.status == 2, command
+        (line,) = nothing.error_lines
+        assert line.startswith(f"dsh-session: error: {db.shown()} (schema {schema}): no sessions stored here")
+        if command[0] != "inspect":
+            assert line.startswith(said) and line.endswith("(check --pg-schema)"), line
+    assert not (tmp_path / "out").exists()
     assert not db.has_schema(schema)
     assert db.state() == before
+
+
+def test_an_empty_schema_is_an_empty_store(db: Db, tmp_path: Path) -> None:
+    schema = new_schema()
+    PostgresBackend(db.dsn(), schema=schema).close()  # makes the layout, no session
+    listed = ok(run("validate", db.url(), "--pg-schema", schema, "--json"))
+    assert listed.json() == {"valid": True, "status": 0, "invariants": False, "sessions": []}
+    repaired = ok(run("repair", db.url(), "--pg-schema", schema, "--json"))
+    assert repaired.json()["checked"] == 0 and repaired.json()["sessions"] == []
+    copied = run("convert", db.url(), str(tmp_path / "out"), "--pg-schema", schema)
+    assert copied.status == 2
+    assert copied.error_lines == [
+        f"dsh-session: error: {db.shown()} (schema {schema}): nothing to copy: the store holds no "
+        f"session; {tmp_path / 'out'} was not touched"
+    ]
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_refused_fork_makes_no_schema(db: Db, tmp_path: Path) -> None:
+    case_dir = copy_case("forked-child-at-turn-boundary-cwd", tmp_path)
+    root = tmp_path / "root"
+    ok(run("convert", str(case_dir / "log.json"), str(root)))
+    schema = new_schema()
+    before = db.state()
+    refusals = [
+        (["--boundary", "40"], "[OPEN_TURN]"),
+        (["--child", "parent-session-7"], "[SESSION_ALREADY_EXISTS]"),
+    ]
+    for args, code in refusals:
+        ran = run("fork", str(root), *args, "--to", db.url(), "--to-pg-schema", schema)
+        assert ran.status == 2
+        (line,) = ran.error_lines
+        assert line.endswith(code), line
+        assert not db.has_schema(schema)
+    assert db.state() == before
+    to = ["--to", db.url(), "--to-pg-schema", schema]
+    made = ok(run("fork", str(root), "--boundary", "41", *to, "--json"))
+    assert made.json()["child"] == "parent-session-7-fork-1" and db.has_schema(schema)
+    taken = run("fork", str(root), "--boundary", "40", "--child", "parent-session-7-fork-1", *to)
+    assert taken.status == 2
+    (line,) = taken.error_lines
+    assert line.endswith("[SESSION_ALREADY_EXISTS]") and "choose another --child" in line, line
 
 
 def test_forking_reads_the_parent_and_writes_only_the_child(db: Db, tmp_path: Path) -> None:

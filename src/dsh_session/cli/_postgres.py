@@ -136,6 +136,11 @@ class PostgresSource(Source):
                 found.append(Entry(self.path, row[0], error))
         return found
 
+    def not_a_store(self) -> str | None:
+        if self.reader._nothing_stored():
+            return "the schema does not exist or has no session tables (check --pg-schema)"
+        return None
+
     def read(self, session_id: str) -> Reading:
         stored = self.reader._stored_rows(session_id)
         where = self.reader.path

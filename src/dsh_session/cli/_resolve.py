@@ -22,7 +22,10 @@ or directory has that name. Its ``show`` hook writes a location for people
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final
@@ -40,6 +43,7 @@ from dsh_session.persistence import JsonlBackend, SessionBackend, SqliteBackend
 from dsh_session.persistence._codec import header_from_json, parse_bytes
 from dsh_session.persistence._files import io_error
 from dsh_session.persistence.errors import CorruptStoreError, PersistenceError, SessionNotFoundError
+from dsh_session.persistence.jsonl_layout import NO_CWD
 
 __all__ = [
     "KINDS",
@@ -49,8 +53,11 @@ __all__ = [
     "Target",
     "open_target",
     "register_scheme",
+    "remove_new_target",
+    "require_store",
     "resolve",
     "shown",
+    "target_is_new",
 ]
 
 #: The kinds of store ``--backend`` can force (``postgres``: the kind of a registered scheme).
@@ -60,6 +67,7 @@ TARGET_KINDS: Final = ("jsonl", "sqlite", "postgres")
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+_BUCKET = re.compile(r"cwd-[0-9a-f]{12}")
 
 
 @dataclass(frozen=True)
@@ -112,6 +120,12 @@ class Source:
                 yield self.path, entry.id, self.read(entry.id)
             except DshSessionError as error:
                 yield self.path, entry.id, error
+
+    def not_a_store(self) -> str | None:
+        """Why this location, holding no session, is not recognisably a session store either
+        (None when it is one: a store that exists and may simply be empty). Asked only when
+        :meth:`entries` is empty; see :func:`require_store`."""
+        return None
 
     def backend(self, command: str) -> SessionBackend:
         """The store as a backend to write through (``command`` names the caller, for messages)."""
@@ -211,6 +225,15 @@ class _JsonlRoot(Source):
             except DshSessionError as error:
                 yield path, None, error
 
+    def not_a_store(self) -> str | None:
+        try:
+            names = [entry.name for entry in os.scandir(self.path) if entry.is_dir()]
+        except OSError as error:
+            raise io_error(error, "listing", self.path) from None
+        if any(name == NO_CWD or _BUCKET.fullmatch(name) for name in names):
+            return None
+        return f"not a JSONL root (no cwd-<hash>/ or {NO_CWD}/ directory)"
+
     def backend(self, command: str) -> SessionBackend:
         return self.reader.backend
 
@@ -284,6 +307,11 @@ class _Sqlite(Source):
     def read(self, session_id: str) -> Reading:
         return self.reader.read(session_id)
 
+    def not_a_store(self) -> str | None:
+        if self.reader._empty:
+            return "a SQLite database without the session tables"
+        return None
+
     def backend(self, command: str) -> SessionBackend:
         if self._backend is None:
             self._backend = SqliteBackend(self.path)
@@ -316,6 +344,18 @@ class _EventList(Source):
 
     def readings(self) -> Iterator[tuple[str, str | None, Reading | DshSessionError]]:
         yield self.path, self._reading.header.id, self._reading
+
+
+def require_store(source: Source, entries: list[Entry] | None = None) -> None:
+    """Fail (exit 2) when ``source`` holds no session and is not recognisably a store: a directory
+    without session directories, a SQLite database without our tables, a PostgreSQL schema that
+    does not exist. A store that exists and is empty passes (it holds 0 sessions). ``entries``:
+    :meth:`Source.entries`, when the caller has them already."""
+    if source.entries() if entries is None else entries:
+        return
+    reason = source.not_a_store()
+    if reason is not None:
+        fail(f"{source.path}: no sessions stored here; {reason}")
 
 
 @dataclass(frozen=True)
@@ -466,6 +506,34 @@ def open_target(path: str, backend: str | None = None, *, schema: str | None = N
     _no_schema(path, schema)
     store = _open_file_target(path, backend)
     return Target(store, "jsonl" if isinstance(store, JsonlBackend) else "sqlite")
+
+
+def target_is_new(path: str, backend: str | None = None, *, schema: str | None = None) -> bool:
+    """Whether nothing is at the write target ``path`` yet, found without creating anything: no
+    file or directory of that name, or a location of a registered scheme that is no store (a
+    PostgreSQL schema that does not exist). :func:`open_target` would create it."""
+    scheme = _scheme_of(path, backend) or (_claimed(path) if backend is None else None)
+    if scheme is None:
+        return not os.path.lexists(path)
+    source = scheme.source(path, schema)
+    try:
+        return not source.entries() and source.not_a_store() is not None
+    finally:
+        source.close()
+
+
+def remove_new_target(path: str, backend: str | None = None) -> None:
+    """Remove what a write created at the file target ``path``, which did not exist before: the
+    JSONL root, or the SQLite database with its journal files. A location of a registered scheme
+    is left as it is (a PostgreSQL schema is not dropped)."""
+    if _scheme_of(path, backend) or (_claimed(path) if backend is None else None):
+        return
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+        return
+    for name in (path, path + "-wal", path + "-shm", path + "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name)
 
 
 def _open_file_target(path: str, backend: str | None) -> SessionBackend:

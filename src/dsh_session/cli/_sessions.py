@@ -20,7 +20,7 @@ from typing import Any
 import click
 
 from dsh_session.cli._errors import error_line, one_line
-from dsh_session.cli._resolve import Source
+from dsh_session.cli._resolve import Source, require_store
 from dsh_session.errors import DshSessionError
 
 __all__ = ["Unreadable", "report", "to_act_on"]
@@ -51,12 +51,15 @@ class Unreadable:
 def to_act_on(source: Source, session_ids: Sequence[str]) -> tuple[list[str], list[Unreadable]]:
     """The ids to act on -- ``session_ids`` when given, else every session ``source`` holds that
     can be listed -- and the sessions it holds that cannot be (none when ids are given: an id
-    that cannot be read fails when it is read)."""
+    that cannot be read fails when it is read). Without ids, a location that holds no session
+    and is not recognisably a store fails (:func:`require_store`)."""
     if session_ids:
         return list(dict.fromkeys(session_ids)), []
+    entries = source.entries()
+    require_store(source, entries)
     ids: list[str] = []
     unreadable: list[Unreadable] = []
-    for entry in source.entries():
+    for entry in entries:
         if entry.error is not None:
             unreadable.append(Unreadable(entry.path, entry.id, entry.error))
         elif entry.id is not None:

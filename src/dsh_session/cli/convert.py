@@ -11,7 +11,9 @@ their passwords.
 
 Every session to copy is read and admitted before the first write: when one
 cannot be read (or an ``--id`` is unknown), each such session is reported and
-nothing is written -- DST is not even opened (exit status 2). A failure after
+nothing is written -- DST is not even opened (exit status 2). So it is when
+SRC holds no session: an empty store (nothing to copy), or a location that is
+not a store at all (no sessions stored here). A failure after
 the copy started names the sessions already written to DST. The progress bar
 (on a terminal) counts events: each session's are counted as it is loaded,
 written and verified (``copy_sessions``' ``on_stage``).
@@ -28,7 +30,7 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 
 from dsh_session.cli._app import main
 from dsh_session.cli._common import opened
-from dsh_session.cli._errors import FAILED, CliError, exit_status
+from dsh_session.cli._errors import FAILED, CliError, exit_status, fail
 from dsh_session.cli._options import (
     backend_option,
     ids_option,
@@ -42,9 +44,9 @@ from dsh_session.cli._output import Output, output
 from dsh_session.cli._readonly import admit
 from dsh_session.cli._resolve import Source, open_target, shown
 from dsh_session.cli._sessions import Unreadable, report, to_act_on
-from dsh_session.errors import DshSessionError
+from dsh_session.errors import Code, DshSessionError
 from dsh_session.event import Event, SessionHeader
-from dsh_session.persistence import StoredSession
+from dsh_session.persistence import SessionBackend, StoredSession
 from dsh_session.persistence.convert import copy_sessions
 
 __all__ = ["ReadOnlySource", "convert"]
@@ -139,10 +141,13 @@ def convert(
                     f"{escape(src_shown)} cannot be read; {escape(dst_shown)} was not touched"
                 )
             raise click.exceptions.Exit(FAILED)
+        if not ids:
+            fail(f"{source.path}: nothing to copy: the store holds no session; {dst_shown} was not touched")
         opened_target = open_target(dst, to_backend, schema=to_pg_schema)
         target, dst_kind = opened_target.store, opened_target.kind
         written: list[str] = []
         try:
+            _check_free(target, ids, dst_shown)
             progress = _progress(out, disable=as_json or not out.notes.is_terminal or not sum(sizes))
             with progress:
                 stages = 2 if no_verify else 3
@@ -189,6 +194,20 @@ def _precheck(
             unreadable.append(Unreadable(reader.source.path, session_id, error))
     ids = [session_id for session_id in ids if session_id in sizes]
     return ids, [sizes[session_id] for session_id in ids], unreadable
+
+
+def _check_free(target: SessionBackend, ids: list[str], dst: str) -> None:
+    """Fail, before anything is written, when DST already holds some of the sessions to copy
+    (``copy_sessions`` would refuse them too, in the library's words)."""
+    present = sorted({header.id for header in target.list()}.intersection(ids))
+    if not present:
+        return
+    named = ", ".join(map(repr, present[:5])) + (f" and {len(present) - 5} more" if len(present) > 5 else "")
+    fail(
+        f"{dst} already holds {len(present)} of the {len(ids)} session(s) to copy ({named}); nothing "
+        "was copied: name only the others with --id, or copy into another store",
+        code=Code.SESSION_ALREADY_EXISTS,
+    )
 
 
 def _progress(out: Output, *, disable: bool) -> Progress:

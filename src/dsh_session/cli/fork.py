@@ -7,10 +7,17 @@ through the ``turn/end`` at ``--boundary`` (default: the last ``turn/end``),
 with ``parentSession``, ``seedLength`` and the parent's cwd in its header --
 and stored in the parent's store, or in ``--to DST``. Its id is ``--child`` or
 the first free ``<parent>-fork-<n>``.
+
+Every check runs before anything is written, the child's id first (as the
+reference's fork does: a taken id is ``SESSION_ALREADY_EXISTS`` whatever the
+boundary), then the boundary, in memory. A ``--to`` target that does not exist
+yet is opened -- created -- only once the fork passed them, and removed again
+should writing the child into it fail (a PostgreSQL schema is left).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -30,9 +37,11 @@ from dsh_session.cli._options import (
     to_pg_schema_option,
 )
 from dsh_session.cli._output import output
-from dsh_session.cli._resolve import open_target, shown
+from dsh_session.cli._resolve import open_target, remove_new_target, shown, target_is_new
 from dsh_session.errors import Code
+from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence import SessionBackend
+from dsh_session.persistence.errors import SessionExistsError
 from dsh_session.store import SessionMeta, SessionStore
 
 __all__ = ["fork"]
@@ -72,32 +81,49 @@ def fork(
     """Fork a stored session at a turn boundary into a new stored session."""
     if target is None and to_pg_schema is not None:
         fail("--to-pg-schema names the schema of --to DST; give --to as well")
+    if child_id == "":
+        fail("--child: a session id cannot be empty")
     with opened(path, backend, session_id, schema=pg_schema) as source:
         snap = snapshot(source, session_id)
         header = snap.header
-        if boundary is None:
-            ends = [event.seq for event in snap.events if event.type == "turn/end"]
-            if not ends:
-                fail(f"session {header.id!r} has no turn/end to fork at", code=Code.OPEN_TURN)
-            boundary = ends[-1]
-        store = SessionStore()
-        meta = SessionMeta(
-            cwd=header.cwd,
-            parent_session=header.parent_session,
-            created_at=header.created_at,
-            seed_length=header.seed_length,
-        )
-        parent = store.create(header.id, seed=snap.events, meta=meta)
-        if target is not None:
-            dst = open_target(target, to_backend, schema=to_pg_schema).store
-        else:
+        # Every check runs before the target is opened (or created): the child's id first, as the
+        # reference does, then the boundary. A new target has no sessions to look up.
+        fresh = target is not None and target_is_new(target, to_backend, schema=to_pg_schema)
+        dst: SessionBackend | None = None
+        if target is None:
             dst = source.backend("fork")
+        elif not fresh:
+            dst = open_target(target, to_backend, schema=to_pg_schema).store
+        where = shown(target, to_backend) if target is not None else shown(path, backend)
         try:
-            child = store.fork(parent, boundary, child_id or _free_id(dst, header.id))
-            dst.create(child.header)
-            dst.append(child.id, child.events)
+            taken = set() if dst is None else {stored.id for stored in dst.list()}
+            child_id = child_id or _free_id(taken, header.id)
+            if child_id == header.id or child_id in taken:
+                held = "is the parent's own id" if child_id == header.id else f"is taken in {where}"
+                code = Code.SESSION_ALREADY_EXISTS
+                fail(f"the child id {child_id!r} {held}; choose another --child", code=code)
+            if boundary is None:
+                ends = [event.seq for event in snap.events if event.type == "turn/end"]
+                if not ends:
+                    fail(f"session {header.id!r} has no turn/end to fork at", code=Code.OPEN_TURN)
+                boundary = ends[-1]
+            store = SessionStore()
+            meta = SessionMeta(
+                cwd=header.cwd,
+                parent_session=header.parent_session,
+                created_at=header.created_at,
+                seed_length=header.seed_length,
+            )
+            parent = store.create(header.id, seed=snap.events, meta=meta)
+            child = store.fork(parent, boundary, child_id)  # in memory: nothing is written yet
+            if dst is None:
+                assert target is not None
+                dst = open_target(target, to_backend, schema=to_pg_schema).store
+            _store_child(
+                dst, child.header, child.events, where, fresh=fresh, target=target, to_backend=to_backend
+            )
         finally:
-            if target is not None:
+            if target is not None and dst is not None:
                 dst.close()
     document: dict[str, Any] = {
         "parent": header.id,
@@ -117,8 +143,34 @@ def fork(
     )
 
 
-def _free_id(store: SessionBackend, parent_id: str) -> str:
-    taken = {header.id for header in store.list()}
+def _store_child(
+    dst: SessionBackend,
+    header: SessionHeader,
+    events: Sequence[Event],
+    where: str,
+    *,
+    fresh: bool,
+    target: str | None,
+    to_backend: str | None,
+) -> None:
+    """Write the child to ``dst``; a failure leaves no new target behind (when ``fresh``, the file
+    target the write created is removed)."""
+    try:
+        dst.create(header)
+        dst.append(header.id, events)
+    except SessionExistsError:
+        fail(
+            f"the child id {header.id!r} is taken in {where}; choose another --child",
+            code=Code.SESSION_ALREADY_EXISTS,
+        )
+    except BaseException:
+        if fresh and target is not None:
+            dst.close()
+            remove_new_target(target, to_backend)
+        raise
+
+
+def _free_id(taken: set[str], parent_id: str) -> str:
     number = 1
     while f"{parent_id}-fork-{number}" in taken:
         number += 1

@@ -12,7 +12,9 @@ still writing: its open turn is not a crash.
 Without ``--id``, a session of the store that cannot be read (its header, its
 format version, its place in the store, damaged committed data) is reported --
 one line on stderr with its path and code, or in ``unreadable`` with
-``--json`` -- the others are still repaired, and the exit status is 2.
+``--json`` -- the others are still repaired, and the exit status is 2. A PATH
+that holds no session is an empty store (nothing to repair) only when it is
+recognisably a store; otherwise it fails: "no sessions stored here".
 """
 
 from __future__ import annotations

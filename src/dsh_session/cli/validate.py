@@ -13,7 +13,10 @@ not: the session loads, repaired; the result says what the repair would do.
 
 Exit status: 0 every session valid, 1 some session invalid, 2 some path or
 session could not be read at all (missing, not a store, unsupported version or
-schema, a header that does not parse, a wrong id).
+schema, a header that does not parse, a wrong id). A PATH that holds no session
+is valid (0 sessions) only when it is recognisably a store (``require_store``:
+a directory with session directories, a SQLite database with our tables, a
+PostgreSQL schema that exists); otherwise it fails: "no sessions stored here".
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from dsh_session.cli._options import (
 )
 from dsh_session.cli._output import Output, output
 from dsh_session.cli._readonly import Reading, as_parsed
-from dsh_session.cli._resolve import Source, resolve, shown
+from dsh_session.cli._resolve import Source, require_store, resolve, shown
 from dsh_session.cli._rules import rule_of
 from dsh_session.errors import Code, DshSessionError, InvalidEventError
 from dsh_session.event import Event
@@ -131,6 +134,8 @@ def _check_path(
         return [_Result(shown(path, backend), None, "unreadable", error=error)]
     try:
         readings = _readings(source, session_ids)
+        if not readings:
+            require_store(source, [])
         return [_check(where, sid, reading, invariants) for where, sid, reading in readings]
     except (CliError, DshSessionError) as error:
         return [_Result(source.path, None, "unreadable", error=error)]
