@@ -80,13 +80,10 @@ def load_skips(path: Path) -> dict[str, str]:
     return dict(raw)
 
 
-def skip_reason(skips: dict[str, str], case_id: str) -> str | None:
-    if case_id in skips:
-        return skips[case_id]
-    for pattern, reason in skips.items():
-        if fnmatch.fnmatchcase(case_id, pattern):
-            return reason
-    return None
+def skip_keys(skips: dict[str, str], case_id: str) -> list[str]:
+    """The keys of the skip file that list ``case_id``: its own id first, then matching patterns."""
+    matching = [key for key in skips if key != case_id and fnmatch.fnmatchcase(case_id, key)]
+    return [case_id, *matching] if case_id in skips else matching
 
 
 @dataclass
@@ -140,16 +137,7 @@ def select(
 ) -> list[Case]:
     """The cases of the claimed profile (``strict`` includes ``core``), filtered by id pattern and area."""
     wanted = PROFILES[: PROFILES.index(profile) + 1]
-    chosen = []
-    for case in cases:
-        if case.profile not in wanted:
-            continue
-        if ids and not any(fnmatch.fnmatchcase(case.id, pattern) for pattern in ids):
-            continue
-        if areas and case.area not in areas:
-            continue
-        chosen.append(case)
-    return chosen
+    return [case for case in cases if case.profile in wanted and _filtered(case.id, case.area, ids, areas)]
 
 
 def select_errors(
@@ -158,15 +146,15 @@ def select_errors(
     """The malformed case files a filtered run must still report: those the filter would have
     chosen had they parsed -- the file name (a case's id) matching an id pattern, the directory
     (its area) among the areas. Without a filter, all of them."""
-    chosen = []
-    for error in errors:
-        path = Path(error.path)
-        if ids and not any(fnmatch.fnmatchcase(path.stem, pattern) for pattern in ids):
-            continue
-        if areas and path.parent.name not in areas:
-            continue
-        chosen.append(error)
-    return chosen
+    return [error for error in errors if _filtered(_id_of(error), Path(error.path).parent.name, ids, areas)]
+
+
+def _filtered(case_id: str, area: str, ids: Sequence[str], areas: Sequence[str]) -> bool:
+    """Whether a case passes the filter: its id matches an id pattern, its area is among the areas
+    (an empty filter lets every case pass)."""
+    if ids and not any(fnmatch.fnmatchcase(case_id, pattern) for pattern in ids):
+        return False
+    return not areas or area in areas
 
 
 class Runner:
@@ -210,9 +198,10 @@ class Runner:
         try:
             for case in cases:
                 outcome = self.run_case(case)
-                reason = skip_reason(skips, case.id)
-                if reason is not None:
-                    used.update(key for key in skips if key == case.id or fnmatch.fnmatchcase(case.id, key))
+                keys = skip_keys(skips, case.id)
+                if keys:
+                    reason = skips[keys[0]]
+                    used.update(keys)
                     if outcome.status == "pass":
                         outcome = Outcome(
                             case.id,
