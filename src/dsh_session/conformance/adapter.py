@@ -21,8 +21,9 @@ import tempfile
 import threading
 import time
 import traceback
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import IO, Any, Protocol, runtime_checkable
+from typing import IO, Any, Protocol, TypeVar, runtime_checkable
 
 from dsh_session.conformance.protocol import PROTOCOL_VERSION
 
@@ -60,6 +61,26 @@ class Handler(Protocol):
     def classify(self, error: Exception) -> CodedError | None:
         """The coded error an exception stands for; ``None``: not an error of the implementation."""
         ...
+
+
+_T = TypeVar("_T")
+
+
+def op_method(handler: object, op: str, missing: str) -> Callable[[dict[str, Any]], Any]:
+    """The handler's method for ``op`` (``op_`` and the name, dots as underscores); an operation
+    without one is unsupported: "operation ``op`` ``missing``"."""
+    method: Callable[[dict[str, Any]], Any] | None = getattr(handler, "op_" + op.replace(".", "_"), None)
+    if method is None:
+        raise Unsupported(f"operation {op} {missing}")
+    return method
+
+
+def named(table: Mapping[str, _T], args: Mapping[str, Any], kind: str, default: str) -> _T:
+    """The handle ``args[kind]`` (default ``default``) names; a name without one is unsupported."""
+    name = args.get(kind, default)
+    if name not in table:
+        raise Unsupported(f"no {kind} named {name!r}")
+    return table[name]
 
 
 @dataclass(frozen=True)

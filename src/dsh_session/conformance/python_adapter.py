@@ -47,7 +47,7 @@ from dsh_session import (
     tool_pairing_balanced,
     verify_copy,
 )
-from dsh_session.conformance.adapter import CodedError, Unsupported
+from dsh_session.conformance.adapter import CodedError, Unsupported, named, op_method
 from dsh_session.conformance.protocol import decode_args
 from dsh_session.errors import Code
 
@@ -115,9 +115,7 @@ class LibraryAdapter:
         return None
 
     def handle(self, op: str, args: dict[str, Any]) -> Any:
-        method = getattr(self, "op_" + op.replace(".", "_"), None)
-        if method is None:
-            raise Unsupported(f"operation {op} is not implemented")
+        method = op_method(self, op, "is not implemented")
         if "time" in args:
             self.clock.now = _int(args["time"], "time")
         return method(decode_args(args))
@@ -125,10 +123,7 @@ class LibraryAdapter:
     # -- handles ---------------------------------------------------------------------------
 
     def _session(self, args: Mapping[str, Any]) -> Session:
-        name = args.get("session", "s")
-        if name not in self.sessions:
-            raise Unsupported(f"no session named {name!r}")
-        return self.sessions[name]
+        return named(self.sessions, args, "session", "s")
 
     def _store(self, args: Mapping[str, Any]) -> _StoreState:
         name = args.get("store", "main")
@@ -137,10 +132,7 @@ class LibraryAdapter:
         return self.stores[name]
 
     def _backend(self, args: Mapping[str, Any]) -> SessionBackend:
-        name = args.get("backend", "db")
-        if name not in self.backends:
-            raise Unsupported(f"no backend named {name!r}")
-        return self.backends[name]
+        return named(self.backends, args, "backend", "db")
 
     # -- a session -------------------------------------------------------------------------
 
@@ -329,10 +321,7 @@ class LibraryAdapter:
     # -- the write coordinator ---------------------------------------------------------------
 
     def _coordinator(self, args: Mapping[str, Any]) -> PersistenceCoordinator:
-        name = args.get("coordinator", "c")
-        if name not in self.coordinators:
-            raise Unsupported(f"no coordinator named {name!r}")
-        return self.coordinators[name]
+        return named(self.coordinators, args, "coordinator", "c")
 
     def op_coord_attach(self, args: dict[str, Any]) -> None:
         options: dict[str, Any] = {}

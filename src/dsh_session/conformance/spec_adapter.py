@@ -18,11 +18,11 @@ expected values of the suite.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import dsh_spec
-from dsh_session.conformance.adapter import CodedError, Unsupported
+from dsh_session.conformance.adapter import CodedError, Unsupported, named, op_method
 from dsh_session.conformance.protocol import decode_args
 from dsh_session.conformance.spec_coordinator import (
     DEFAULT_FLUSH_ON,
@@ -87,18 +87,12 @@ class SpecAdapter:
         return None
 
     def handle(self, op: str, args: dict[str, Any]) -> Any:
-        method: Callable[[dict[str, Any]], Any] | None = getattr(self, "op_" + op.replace(".", "_"), None)
-        if method is None:
-            raise Unsupported(f"operation {op} is not modelled")
-        return method(decode_args(args))
+        return op_method(self, op, "is not modelled")(decode_args(args))
 
     # -- handles ---------------------------------------------------------------------------
 
     def session(self, args: Mapping[str, Any]) -> SpecSession:
-        name = args.get("session", "s")
-        if name not in self.sessions:
-            raise Unsupported(f"no session named {name!r}")
-        return self.sessions[name]
+        return named(self.sessions, args, "session", "s")
 
     def store(self, args: Mapping[str, Any]) -> SpecStore:
         return self.stores.setdefault(args.get("store", "main"), SpecStore())
@@ -228,11 +222,8 @@ class SpecAdapter:
 
     # -- persistence -----------------------------------------------------------------------
 
-    def _backend(self, args: Mapping[str, Any]) -> Any:
-        name = args.get("backend", "db")
-        if name not in self.backends:
-            raise Unsupported(f"no backend named {name!r}")
-        return self.backends[name]
+    def _backend(self, args: Mapping[str, Any]) -> ModelBackend:
+        return named(self.backends, args, "backend", "db")
 
     def op_persist_open(self, args: dict[str, Any]) -> None:
         if args.get("kind") == "postgres":
@@ -270,10 +261,7 @@ class SpecAdapter:
     # -- the write coordinator -------------------------------------------------------------
 
     def _coordinator(self, args: Mapping[str, Any]) -> SpecCoordinator:
-        name = args.get("coordinator", "c")
-        if name not in self.coordinators:
-            raise Unsupported(f"no coordinator named {name!r}")
-        return self.coordinators[name]
+        return named(self.coordinators, args, "coordinator", "c")
 
     def op_coord_attach(self, args: dict[str, Any]) -> None:
         flush_on = args.get("flushOn", DEFAULT_FLUSH_ON)
