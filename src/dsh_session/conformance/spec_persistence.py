@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from dsh_session.conformance.adapter import CodedError, Unsupported
+from dsh_session.conformance.spec_store import checked, refuse
 from dsh_spec import (
     CLOSER_KEYS,
     HOLE,
@@ -94,10 +95,6 @@ SQLITE_DDL: Final = (
 )
 
 
-def fail(code: Code, message: str) -> CodedError:
-    return CodedError(code.value, message)
-
-
 # -- JSON text as JavaScript reads it ---------------------------------------------------------
 
 
@@ -154,10 +151,10 @@ def check_new_header(header: dict[str, Any]) -> dict[str, Any]:
     """The header ``create`` registers: version 0, fields that a load reads back."""
     version = header.get("version", 0)
     if version != 0 or type(version) is not int:
-        raise fail(Code.STORE_VERSION_UNSUPPORTED, f"format version {version!r} cannot be written")
+        raise refuse(Code.STORE_VERSION_UNSUPPORTED, f"format version {version!r} cannot be written")
     problem = header_problem(header)
     if problem is not None:
-        raise fail(Code.INVALID_HEADER, problem)
+        raise refuse(Code.INVALID_HEADER, problem)
     out: dict[str, Any] = {"version": 0, "id": header["id"], "createdAt": _exact_int(header["createdAt"])}
     for key in ("cwd", "parentSession", "seedLength"):
         if header.get(key) is not None:
@@ -168,12 +165,12 @@ def check_new_header(header: dict[str, Any]) -> dict[str, Any]:
 def stored_header(value: Any) -> dict[str, Any]:
     """The header a JSONL header line spells, or the load's refusal."""
     if value is HOLE or type(value) is not dict or value.get("type") != "session":
-        raise fail(Code.STORE_CORRUPT, "the first line is not a session header")
+        raise refuse(Code.STORE_CORRUPT, "the first line is not a session header")
     version = value.get("version")
     if type(version) not in (int, float):
-        raise fail(Code.STORE_CORRUPT, "the session header has no numeric version")
+        raise refuse(Code.STORE_CORRUPT, "the session header has no numeric version")
     if version != 0:
-        raise fail(Code.STORE_VERSION_UNSUPPORTED, f"session format version {version!r} is not 0")
+        raise refuse(Code.STORE_VERSION_UNSUPPORTED, f"session format version {version!r} is not 0")
     problem = header_problem(value)
     if problem is None and any(key not in _HEADER_KEYS for key in value):
         problem = "unknown keys"
@@ -182,7 +179,7 @@ def stored_header(value: Any) -> dict[str, Any]:
     ):
         problem = "a null optional field"
     if problem is not None:
-        raise fail(Code.STORE_CORRUPT, f"bad session header: {problem}")
+        raise refuse(Code.STORE_CORRUPT, f"bad session header: {problem}")
     out = {
         key: value[key] for key in ("id", "createdAt", "cwd", "parentSession", "seedLength") if key in value
     }
@@ -194,17 +191,18 @@ def header_line(header: dict[str, Any]) -> str:
 
 
 def event_line(event: Event, order: tuple[str, ...] | None) -> str:
+    return js_stringify(ordered_record(event, order))
+
+
+def ordered_record(event: Event, order: tuple[str, ...] | None) -> dict[str, Any]:
+    """The event's record, its keys in ``order`` when one is given."""
     record = event_json(event)
-    if order is not None:
-        record = {key: record[key] for key in order if key in record}
-    return js_stringify(record)
+    return record if order is None else {key: record[key] for key in order if key in record}
 
 
 def events_of(records: list[Any]) -> tuple[Event, ...]:
     """The events of stored records (the seed's rules), or the refusal with the rule's code."""
-    events = check_seed(records)
-    if isinstance(events, Rejection):
-        raise CodedError(events.code.value, events.message)
+    events: tuple[Event, ...] = checked(check_seed(records))
     return events
 
 
@@ -252,7 +250,7 @@ class ModelBackend:
         header = check_new_header(raw if type(raw) is dict else {})
         self.check_storable(header)
         if header["id"] in self.tracked or self.exists(header["id"]):
-            raise fail(Code.SESSION_ALREADY_EXISTS, f"session {header['id']!r} already exists")
+            raise refuse(Code.SESSION_ALREADY_EXISTS, f"session {header['id']!r} already exists")
         self.tracked[header["id"]] = Tracked(header, [])
 
     def append(self, session_id: str, records: list[Any]) -> None:
@@ -260,7 +258,7 @@ class ModelBackend:
         state = self.tracked.get(session_id)
         if not records:
             if state is None and not self.exists(session_id):
-                raise fail(Code.SESSION_NOT_FOUND, f"session {session_id!r} not found")
+                raise refuse(Code.SESSION_NOT_FOUND, f"session {session_id!r} not found")
             return
         if state is None:
             state = self.adopt(session_id)
@@ -268,7 +266,7 @@ class ModelBackend:
         for index, record in enumerate(records):
             seq = record.get("seq") if type(record) is dict else None
             if type(seq) is not int or seq != cursor + index:
-                raise fail(Code.SEQ_NOT_CONTIGUOUS, f"expected seq {cursor + index} at index {index}")
+                raise refuse(Code.SEQ_NOT_CONTIGUOUS, f"expected seq {cursor + index} at index {index}")
         stored = [event_json(event) for event in state.events]
         events = events_of(stored + records)[cursor:]
         self.check_events_storable(events)
@@ -303,7 +301,7 @@ class ModelBackend:
 
     def _check_open(self) -> None:
         if self.closed:
-            raise fail(Code.STORE_CLOSED, "the backend is closed")
+            raise refuse(Code.STORE_CLOSED, "the backend is closed")
 
     # -- storage ---------------------------------------------------------------------------
 
@@ -361,7 +359,7 @@ class MemoryModel(ModelBackend):
         self, session_id: str, close_turn: bool
     ) -> tuple[dict[str, Any], tuple[Event, ...], dict[int, tuple[str, ...]], Any]:
         if session_id not in self.stored:
-            raise fail(Code.SESSION_NOT_FOUND, f"session {session_id!r} not found")
+            raise refuse(Code.SESSION_NOT_FOUND, f"session {session_id!r} not found")
         header, log = self.stored[session_id]
         events = events_of([event_json(event) for event in log])
         closers, orders = repair(events, close_turn)
@@ -394,7 +392,7 @@ class JsonlModel(ModelBackend):
 
     def check_storable(self, header: dict[str, Any]) -> None:
         if len(_file_name(header["id"]).encode("utf-8", "surrogatepass")) + _TMP_SUFFIX > _NAME_MAX:
-            raise fail(Code.STORE_UNREPRESENTABLE, "the id is too long for a file name")
+            raise refuse(Code.STORE_UNREPRESENTABLE, "the id is too long for a file name")
 
     def buckets(self) -> list[str]:
         try:
@@ -402,7 +400,7 @@ class JsonlModel(ModelBackend):
         except FileNotFoundError:
             return []
         except OSError as error:
-            raise fail(Code.STORE_IO, f"listing {self.root}: {error}") from None
+            raise refuse(Code.STORE_IO, f"listing {self.root}: {error}") from None
         return [entry.path for entry in entries if entry.is_dir()]
 
     def candidates(self, session_id: str) -> list[str]:
@@ -419,7 +417,7 @@ class JsonlModel(ModelBackend):
         try:
             fd = os.open(path, flags)
         except FileNotFoundError:
-            raise fail(Code.STORE_CONFLICT, f"{path} vanished") from None
+            raise refuse(Code.STORE_CONFLICT, f"{path} vanished") from None
         try:
             deadline = time.monotonic() + self.lock_timeout
             while True:
@@ -428,7 +426,7 @@ class JsonlModel(ModelBackend):
                     break
                 except BlockingIOError:
                     if time.monotonic() >= deadline:
-                        raise fail(Code.STORE_LOCKED, f"{path} is locked by another process") from None
+                        raise refuse(Code.STORE_LOCKED, f"{path} is locked by another process") from None
                     time.sleep(0.01)
             yield fd
         finally:
@@ -439,9 +437,9 @@ class JsonlModel(ModelBackend):
     ) -> tuple[dict[str, Any], tuple[Event, ...], dict[int, tuple[str, ...]], Any]:
         found = self.candidates(session_id)
         if not found:
-            raise fail(Code.SESSION_NOT_FOUND, f"session {session_id!r} not found")
+            raise refuse(Code.SESSION_NOT_FOUND, f"session {session_id!r} not found")
         if len(found) > 1:
-            raise fail(Code.STORE_CORRUPT, f"session {session_id!r} has logs in more than one directory")
+            raise refuse(Code.STORE_CORRUPT, f"session {session_id!r} has logs in more than one directory")
         path = found[0]
         with self.locked(path, os.O_RDWR) as fd:
             data = b""
@@ -449,7 +447,7 @@ class JsonlModel(ModelBackend):
                 data += chunk
             header_end = data.find(b"\n")
             if header_end < 0:
-                raise fail(Code.STORE_CORRUPT, "empty or header-less session log")
+                raise refuse(Code.STORE_CORRUPT, "empty or header-less session log")
             header = stored_header(js_parse(data[:header_end]))
             records: list[Any] = []
             ends: list[int] = []
@@ -460,10 +458,10 @@ class JsonlModel(ModelBackend):
                 start = end + 1
             keep = preserved_prefix(records)
             if isinstance(keep, Rejection):
-                raise fail(Code.STORE_CORRUPT, keep.message)
+                raise refuse(Code.STORE_CORRUPT, keep.message)
             committed = ends[keep - 1] if keep else header_end + 1
             if header["id"] != session_id or self.path_of(header) != path:
-                raise fail(Code.STORE_CORRUPT, f"{path} is not where its header says it belongs")
+                raise refuse(Code.STORE_CORRUPT, f"{path} is not where its header says it belongs")
             kept = records[:keep]
             events = events_of(kept)
             orders = {index: order for index, record in enumerate(kept) if (order := _order(record))}
@@ -484,11 +482,11 @@ class JsonlModel(ModelBackend):
         if not state.materialized:
             path = self.path_of(state.header)
             if os.path.lexists(path) or self.candidates(state.header["id"]):
-                raise fail(Code.STORE_CONFLICT, f"{path} was published by another writer")
+                raise refuse(Code.STORE_CONFLICT, f"{path} was published by another writer")
             try:
                 os.makedirs(os.path.dirname(path), exist_ok=True)
             except OSError as error:
-                raise fail(Code.STORE_IO, f"creating {path}: {error}") from None
+                raise refuse(Code.STORE_IO, f"creating {path}: {error}") from None
             content = (header_line(state.header) + "\n").encode("utf-8") + payload
             with open(path, "xb") as handle:
                 handle.write(content)
@@ -497,7 +495,7 @@ class JsonlModel(ModelBackend):
         path, size = state.token
         with self.locked(path, os.O_WRONLY | os.O_APPEND) as fd:
             if os.fstat(fd).st_size != size:
-                raise fail(Code.STORE_CONFLICT, f"{path} changed since this backend wrote it")
+                raise refuse(Code.STORE_CONFLICT, f"{path} changed since this backend wrote it")
             os.write(fd, payload)
         return (path, size + len(payload))
 
@@ -522,7 +520,7 @@ class JsonlModel(ModelBackend):
 def _file_name(session_id: str) -> str:
     segment = encode_segment(session_id)
     if isinstance(segment, Rejection):
-        raise fail(Code.INVALID_HEADER, segment.message)
+        raise refuse(Code.INVALID_HEADER, segment.message)
     return segment + ".jsonl"
 
 
@@ -551,7 +549,7 @@ class SqliteModel(ModelBackend):
         with open(self.path, "rb") as handle:
             head = handle.read(100)
         if len(head) < 100 or not head.startswith(b"SQLite format 3\x00"):
-            raise fail(Code.STORE_CORRUPT, f"{self.path} is not a SQLite database")
+            raise refuse(Code.STORE_CORRUPT, f"{self.path} is not a SQLite database")
 
     def _check_layout(self) -> bool:
         """True for an empty database (to initialise); refuses any other layout than v4."""
@@ -563,18 +561,18 @@ class SqliteModel(ModelBackend):
         if version == 0 and not objects:
             return True
         if version != 4:
-            raise fail(Code.STORE_SCHEMA_MISMATCH, f"schema version {version}, not 4")
+            raise refuse(Code.STORE_SCHEMA_MISMATCH, f"schema version {version}, not 4")
         if [tuple(row) for row in objects] != [("table", "events"), ("table", "sessions")]:
-            raise fail(Code.STORE_SCHEMA_MISMATCH, f"other schema objects: {objects}")
+            raise refuse(Code.STORE_SCHEMA_MISMATCH, f"other schema objects: {objects}")
         strict = dict(conn.execute("SELECT name, strict FROM pragma_table_list WHERE schema = 'main'"))
         for table, columns in SQLITE_COLUMNS.items():
             if strict.get(table) != 1:
-                raise fail(Code.STORE_SCHEMA_MISMATCH, f"table {table} is not STRICT")
+                raise refuse(Code.STORE_SCHEMA_MISMATCH, f"table {table} is not STRICT")
             if [list(row) for row in conn.execute(f"PRAGMA table_info({table})")] != columns:
-                raise fail(Code.STORE_SCHEMA_MISMATCH, f"table {table} has other columns")
+                raise refuse(Code.STORE_SCHEMA_MISMATCH, f"table {table} has other columns")
         keys = [list(row) for row in conn.execute("PRAGMA foreign_key_list(events)")]
         if keys != [[0, 0, "sessions", "session_id", "id", "NO ACTION", "CASCADE", "NONE"]]:
-            raise fail(Code.STORE_SCHEMA_MISMATCH, "another foreign key on events")
+            raise refuse(Code.STORE_SCHEMA_MISMATCH, "another foreign key on events")
         return False
 
     def _initialise(self) -> None:
@@ -588,7 +586,7 @@ class SqliteModel(ModelBackend):
         try:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as error:
-            raise fail(Code.STORE_LOCKED, f"{self.path} is locked: {error}") from None
+            raise refuse(Code.STORE_LOCKED, f"{self.path} is locked: {error}") from None
         try:
             yield
         except BaseException:
@@ -599,12 +597,12 @@ class SqliteModel(ModelBackend):
     def check_storable(self, header: dict[str, Any]) -> None:
         for key in ("id", "cwd", "parentSession"):
             if _has_surrogate(header.get(key)):
-                raise fail(Code.STORE_UNREPRESENTABLE, f"the header's {key} holds a lone surrogate")
+                raise refuse(Code.STORE_UNREPRESENTABLE, f"the header's {key} holds a lone surrogate")
 
     def check_events_storable(self, events: tuple[Event, ...]) -> None:
         for event in events:
             if _has_surrogate(event.type):
-                raise fail(Code.STORE_UNREPRESENTABLE, "an event type holds a lone surrogate")
+                raise refuse(Code.STORE_UNREPRESENTABLE, "an event type holds a lone surrogate")
 
     def exists(self, session_id: str) -> bool:
         if _has_surrogate(session_id):
@@ -623,12 +621,12 @@ class SqliteModel(ModelBackend):
             ).fetchone()
         )
         if row is None:
-            raise fail(Code.SESSION_NOT_FOUND, f"session {session_id!r} not found")
+            raise refuse(Code.SESSION_NOT_FOUND, f"session {session_id!r} not found")
         sid, version, created_at, cwd, parent, seed_length = row
         if version != 0:
-            raise fail(Code.STORE_VERSION_UNSUPPORTED, f"session format version {version}")
+            raise refuse(Code.STORE_VERSION_UNSUPPORTED, f"session format version {version}")
         if seed_length is not None and seed_length < 0:
-            raise fail(Code.STORE_CORRUPT, "a negative seed_length")
+            raise refuse(Code.STORE_CORRUPT, "a negative seed_length")
         header = check_new_header(
             {
                 "id": sid,
@@ -644,11 +642,11 @@ class SqliteModel(ModelBackend):
             (session_id,),
         ).fetchall()
         if rows and rows[0][0] < 0:
-            raise fail(Code.STORE_CORRUPT, "a row with a negative seq")
+            raise refuse(Code.STORE_CORRUPT, "a row with a negative seq")
         records = [_row_record(row) for row in rows]
         keep = preserved_prefix(records)
         if isinstance(keep, Rejection):
-            raise fail(Code.STORE_CORRUPT, keep.message)
+            raise refuse(Code.STORE_CORRUPT, keep.message)
         events = events_of(records[:keep])
         closers, _orders = repair(events, close_turn)
         if keep != len(rows) or closers:
@@ -686,7 +684,7 @@ class SqliteModel(ModelBackend):
                 ).fetchone()[0]
                 cursor = len(state.events)
                 if exists != state.materialized or last != (cursor - 1 if cursor else None):
-                    raise fail(Code.STORE_CONFLICT, f"session {header['id']!r} changed under this backend")
+                    raise refuse(Code.STORE_CONFLICT, f"session {header['id']!r} changed under this backend")
                 if not state.materialized:
                     self.conn.execute(
                         "INSERT INTO sessions (id, version, created_at, cwd, parent_session, seed_length) "
@@ -702,9 +700,9 @@ class SqliteModel(ModelBackend):
                     )
                 self._insert(header["id"], events)
         except sqlite3.IntegrityError as error:
-            raise fail(Code.STORE_CONFLICT, str(error)) from None
+            raise refuse(Code.STORE_CONFLICT, str(error)) from None
         except sqlite3.OperationalError as error:
-            raise fail(Code.STORE_LOCKED, str(error)) from None
+            raise refuse(Code.STORE_LOCKED, str(error)) from None
         return None
 
     def headers(self) -> Iterator[dict[str, Any]]:
@@ -755,12 +753,6 @@ def _row_record(row: tuple[Any, ...]) -> Any:
 # JSON values: key order aside, 1 equals 1.0, true is not 1) and the derived messages.
 
 
-def _record(event: Event, orders: dict[int, tuple[str, ...]]) -> dict[str, Any]:
-    record = event_json(event)
-    order = orders.get(event.seq)
-    return record if order is None else {key: record[key] for key in order if key in record}
-
-
 def _wanted(src: ModelBackend, ids: Any) -> list[str]:
     if ids is None:
         return [str(header["id"]) for header in src.list_headers()]
@@ -774,12 +766,12 @@ def copy_sessions(src: ModelBackend, dst: ModelBackend, ids: Any, verify: bool) 
     wanted = _wanted(src, ids)
     present = sorted({header["id"] for header in dst.list_headers()}.intersection(wanted))
     if present:
-        raise fail(Code.SESSION_ALREADY_EXISTS, f"the destination already holds {present}")
+        raise refuse(Code.SESSION_ALREADY_EXISTS, f"the destination already holds {present}")
     for session_id in wanted:
         header, events, orders = src.load(session_id)
         dst.create(header)
         if events:
-            dst.append(session_id, [_record(event, orders) for event in events])
+            dst.append(session_id, [ordered_record(event, orders.get(event.seq)) for event in events])
             if verify:
                 check_copy(session_id, (header, events, orders), dst.load(session_id))
     return wanted
@@ -810,7 +802,7 @@ def check_copy(session_id: str, original: Loaded, copy: Loaded) -> None:
     elif not same_json(_messages(events), _messages(copy_events)):
         problem = "the derived messages differ"
     if problem is not None:
-        raise fail(Code.COPY_MISMATCH, f"session {session_id!r} does not load back equal: {problem}")
+        raise refuse(Code.COPY_MISMATCH, f"session {session_id!r} does not load back equal: {problem}")
 
 
 __all__ = ["CLOSER_KEYS", "ModelBackend", "copy_sessions", "js_parse", "verify_copy"]
