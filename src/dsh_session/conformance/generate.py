@@ -134,31 +134,32 @@ def _on_disk(root: Path) -> list[str]:
     return found + ([SCHEMA_FILE] if (root / SCHEMA_FILE).exists() else [])
 
 
+def _differing(root: Path, wanted: dict[str, bytes]) -> list[str]:
+    """The files under ``root`` that are not what the generator makes: the wanted ones missing or
+    changed (in the order made), then the generated ones no longer made."""
+    differ = [
+        rel for rel, data in wanted.items() if not (root / rel).exists() or (root / rel).read_bytes() != data
+    ]
+    return differ + [rel for rel in _on_disk(root) if rel not in wanted]
+
+
 def write_suite(root: Path, made: Generated) -> list[str]:
     """Write the generated files under ``root`` and delete generated files no longer made."""
     wanted = made.files()
-    changed: list[str] = []
-    for relative, data in wanted.items():
+    changed = _differing(root, wanted)
+    for relative in changed:
         path = root / relative
-        if not path.exists() or path.read_bytes() != data:
+        if relative in wanted:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-            changed.append(relative)
-    for relative in _on_disk(root):
-        if relative not in wanted:
-            (root / relative).unlink()
-            changed.append(relative)
+            path.write_bytes(wanted[relative])
+        else:
+            path.unlink()
     return changed
 
 
 def stale_files(root: Path, made: Generated) -> list[str]:
     """The generated files that differ from what the generator writes now (missing, changed, extra)."""
-    wanted = made.files()
-    stale = [
-        rel for rel, data in wanted.items() if not (root / rel).exists() or (root / rel).read_bytes() != data
-    ]
-    stale += [rel for rel in _on_disk(root) if rel not in wanted]
-    return sorted(stale)
+    return sorted(_differing(root, made.files()))
 
 
 def generate_suite(root: Path, workdir: str | None = None) -> Generated:
