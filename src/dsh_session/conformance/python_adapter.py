@@ -32,6 +32,7 @@ from dsh_session import (
     SessionMeta,
     SessionStore,
     SqliteBackend,
+    StoredSession,
     StoreObserver,
     apply_header_delta,
     check_log,
@@ -302,7 +303,7 @@ class LibraryAdapter:
             self.sessions[args["session"]] = Session(
                 stored.header.id, seed=stored.events, header=stored.header, clock=self.clock
             )
-        return {"header": stored.header.to_json(), "events": [event.to_json() for event in stored.events]}
+        return _stored_json(stored)
 
     def op_persist_list(self, args: dict[str, Any]) -> Any:
         return [header.to_json() for header in self._backend(args).list()]
@@ -346,8 +347,7 @@ class LibraryAdapter:
         return [{"id": sid, "code": _code(refused[sid])} for sid in sorted(refused)]
 
     def op_coord_load(self, args: dict[str, Any]) -> Any:
-        stored = self._coordinator(args).load(args["id"])
-        return {"header": stored.header.to_json(), "events": [event.to_json() for event in stored.events]}
+        return _stored_json(self._coordinator(args).load(args["id"]))
 
     def op_coord_resume(self, args: dict[str, Any]) -> Any:
         session = self._coordinator(args).resume(args["id"])
@@ -422,6 +422,11 @@ def _conninfo_value(value: Any) -> str:
     """A libpq connection-string value: quoted, backslashes and quotes escaped."""
     text = str(value)
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _stored_json(stored: StoredSession) -> dict[str, Any]:
+    """A loaded session as ``{header, events}``."""
+    return {"header": stored.header.to_json(), "events": [event.to_json() for event in stored.events]}
 
 
 def _header(raw: Mapping[str, Any]) -> SessionHeader:

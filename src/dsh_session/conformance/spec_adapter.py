@@ -29,7 +29,7 @@ from dsh_session.conformance.spec_coordinator import (
     DEFAULT_MAX_PENDING,
     SpecCoordinator,
 )
-from dsh_session.conformance.spec_persistence import ModelBackend, copy_sessions, verify_copy
+from dsh_session.conformance.spec_persistence import Loaded, ModelBackend, copy_sessions, verify_copy
 from dsh_session.conformance.spec_postgres import open_postgres
 from dsh_session.conformance.spec_store import (
     Recorder,
@@ -238,11 +238,10 @@ class SpecAdapter:
         self._backend(args).append(args["id"], args["events"])
 
     def op_persist_load(self, args: dict[str, Any]) -> Any:
-        header, events, orders = self._backend(args).load(args["id"])
-        session = SpecSession(header["id"], header, events, orders=orders)
+        session = _loaded(self._backend(args).load(args["id"]))
         if "session" in args:
             self.sessions[args["session"]] = session
-        return {"header": header, "events": [session.record(event) for event in events]}
+        return _stored_json(session)
 
     def op_persist_list(self, args: dict[str, Any]) -> Any:
         return self._backend(args).list_headers()
@@ -282,9 +281,7 @@ class SpecAdapter:
         return self._coordinator(args).refusals()
 
     def op_coord_load(self, args: dict[str, Any]) -> Any:
-        header, events, orders = self._coordinator(args).load(args["id"])
-        session = SpecSession(header["id"], header, events, orders=orders)
-        return {"header": header, "events": [session.record(event) for event in events]}
+        return _stored_json(_loaded(self._coordinator(args).load(args["id"])))
 
     def op_coord_resume(self, args: dict[str, Any]) -> Any:
         session = self._coordinator(args).resume(args["id"])
@@ -310,3 +307,14 @@ class SpecAdapter:
     def op_request_check(self, args: dict[str, Any]) -> None:
         session = self.session(args)
         checked(dsh_spec.check_loop_request(session.log, args["request"], session.id))
+
+
+def _loaded(loaded: Loaded) -> SpecSession:
+    """The session a store loaded."""
+    header, events, orders = loaded
+    return SpecSession(header["id"], header, events, orders=orders)
+
+
+def _stored_json(session: SpecSession) -> dict[str, Any]:
+    """A loaded session as ``{header, events}``."""
+    return {"header": session.header, "events": [session.record(event) for event in session.log]}
