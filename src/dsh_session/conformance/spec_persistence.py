@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from dsh_session.conformance.adapter import CodedError, Unsupported
-from dsh_session.conformance.spec_store import checked, refuse
+from dsh_session.conformance.spec_store import checked, ordered_record, refuse
 from dsh_spec import (
     CLOSER_KEYS,
     HOLE,
@@ -192,12 +192,6 @@ def header_line(header: dict[str, Any]) -> str:
 
 def event_line(event: Event, order: tuple[str, ...] | None) -> str:
     return js_stringify(ordered_record(event, order))
-
-
-def ordered_record(event: Event, order: tuple[str, ...] | None) -> dict[str, Any]:
-    """The event's record, its keys in ``order`` when one is given."""
-    record = event_json(event)
-    return record if order is None else {key: record[key] for key in order if key in record}
 
 
 def events_of(records: list[Any]) -> tuple[Event, ...]:

@@ -44,6 +44,12 @@ def checked(value: Any) -> Any:
     return value
 
 
+def ordered_record(event: Event, order: tuple[str, ...] | None) -> dict[str, Any]:
+    """The event's record, its keys in ``order`` when one is given."""
+    record = event_json(event)
+    return record if order is None else {key: record[key] for key in order if key in record}
+
+
 @dataclass
 class SpecSession:
     """A session: its header, its log, and the ``invalidate`` offset of its generation."""
@@ -58,11 +64,7 @@ class SpecSession:
 
     def record(self, event: Event) -> dict[str, Any]:
         """The event's JSON record, keys in the order it was written."""
-        record = event_json(event)
-        order = self.orders.get(event.seq)
-        if order is None:
-            return record
-        return {key: record[key] for key in order if key in record}
+        return ordered_record(event, self.orders.get(event.seq))
 
     def append(self, draft: Draft) -> Event:
         check = validate_append_with_invariants if self.invariants else validate_append
