@@ -141,18 +141,23 @@ class _Builder:
     def add(self, record: Record) -> int:
         seq = len(self.records)
         self.time += self.rng.randint(1, 900)
-        numbered: Record = {"type": record["type"], "seq": seq, "time": self.time, "data": record["data"]}
-        for key in ("sourceEventSeqs", "surfaceOp"):
-            if key in record:
-                numbered[key] = record[key]
         op = record.get("surfaceOp")
         if op == "append":
             self.surface.append(seq)
         elif isinstance(op, dict):
             first, last = self.surface.index(op["start"]), self.surface.index(op["end"])
             self.surface[first : last + 1] = [seq]
-        self.records.append(numbered)
+        self.records.append(_stamped(record, seq, self.time))
         return seq
+
+
+def _stamped(record: Record, seq: int, time: int) -> Record:
+    """``record``'s type, data and surface keys with ``seq`` and ``time``, in the order append writes."""
+    out: Record = {"type": record["type"], "seq": seq, "time": time, "data": record["data"]}
+    for key in ("sourceEventSeqs", "surfaceOp"):
+        if key in record:
+            out[key] = record[key]
+    return out
 
 
 def base_log(rng: random.Random) -> list[Record]:
@@ -245,10 +250,7 @@ def places(records: list[Record]) -> list[Place]:
 def numbered(place: Place, record: Record, **top: Any) -> Record:
     """``record`` as the record at ``place`` (its seq, a time after the one before)."""
     before = place.prefix[-1]["time"] if place.prefix else CREATED
-    out: Record = {"type": record["type"], "seq": place.index, "time": before + 1, "data": record["data"]}
-    for key in ("sourceEventSeqs", "surfaceOp"):
-        if key in record:
-            out[key] = record[key]
+    out = _stamped(record, place.index, before + 1)
     for key, value in top.items():
         if value is DROP:
             out.pop(key, None)
