@@ -110,10 +110,10 @@ class Server:
                 )
             )
             return
-        reply = _message(b"R", struct.pack("!i", 0))
+        reply = pg_message(b"R", struct.pack("!i", 0))
         for name, value in PARAMETERS:
-            reply += _message(b"S", _cstring(name) + _cstring(value))
-        reply += _message(b"K", struct.pack("!ii", 4242, 424242)) + _message(b"Z", b"I")
+            reply += pg_message(b"S", _cstring(name) + _cstring(value))
+        reply += pg_message(b"K", struct.pack("!ii", 4242, 424242)) + pg_message(b"Z", b"I")
         client.sendall(reply)
         _receive(client, 1)  # the first message after the login: drop the connection
         with contextlib.suppress(OSError):
@@ -160,7 +160,8 @@ def _cstring(text: str) -> bytes:
     return text.encode("utf-8") + b"\x00"
 
 
-def _message(kind: bytes, body: bytes) -> bytes:
+def pg_message(kind: bytes, body: bytes) -> bytes:
+    """A message of PostgreSQL's protocol: its kind, its length, its body."""
     return kind + struct.pack("!i", len(body) + 4) + body
 
 
@@ -169,4 +170,4 @@ def _error(sqlstate: str, text: str) -> bytes:
         tag + _cstring(value)
         for tag, value in ((b"S", "FATAL"), (b"V", "FATAL"), (b"C", sqlstate), (b"M", text))
     )
-    return _message(b"E", fields + b"\x00")
+    return pg_message(b"E", fields + b"\x00")

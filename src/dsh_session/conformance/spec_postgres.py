@@ -25,18 +25,14 @@ import socket
 import struct
 from typing import Any
 
-from dsh_session.conformance.adapter import CodedError, Unsupported
+from dsh_session.conformance.adapter import Unsupported
+from dsh_session.conformance.servers import PROTOCOL_3, pg_message
+from dsh_session.conformance.spec_store import refuse
 from dsh_spec.codes import Code
-
-PROTOCOL_3 = 196608
 
 
 class _Dropped(Exception):
     """The server closed the connection."""
-
-
-def _fail(code: Code, message: str) -> CodedError:
-    return CodedError(code.value, message)
 
 
 def open_postgres(args: dict[str, Any]) -> None:
@@ -49,17 +45,17 @@ def open_postgres(args: dict[str, Any]) -> None:
     try:
         conn = socket.create_connection((host, port), timeout=float(timeout))
     except OSError as error:
-        raise _fail(Code.STORE_UNREACHABLE, f"cannot connect to {where}: {error}") from None
+        raise refuse(Code.STORE_UNREACHABLE, f"cannot connect to {where}: {error}") from None
     with conn:
         try:
             _login(conn, user, database, where)
         except (_Dropped, OSError):
-            raise _fail(Code.STORE_UNREACHABLE, f"{where} hung up before the login completed") from None
+            raise refuse(Code.STORE_UNREACHABLE, f"{where} hung up before the login completed") from None
         try:
-            conn.sendall(_message(b"Q", b"SELECT 1\x00"))
+            conn.sendall(pg_message(b"Q", b"SELECT 1\x00"))
             kind, _body = _read(conn)
         except (_Dropped, OSError):
-            raise _fail(Code.STORE_CONNECTION_LOST, f"{where} dropped the connection") from None
+            raise refuse(Code.STORE_CONNECTION_LOST, f"{where} dropped the connection") from None
     raise Unsupported(f"{where} is a live server (answered {kind!r}); the spec models no PostgreSQL store")
 
 
@@ -71,8 +67,8 @@ def _login(conn: socket.socket, user: str, database: str, where: str) -> None:
         if kind == b"E":
             sqlstate = _fields(body).get(b"C", b"").decode("ascii", "replace")
             if sqlstate.startswith("28"):
-                raise _fail(Code.STORE_AUTH_FAILED, f"{where} refused the credentials (SQLSTATE {sqlstate})")
-            raise _fail(Code.STORE_UNREACHABLE, f"{where} refused the connection (SQLSTATE {sqlstate})")
+                raise refuse(Code.STORE_AUTH_FAILED, f"{where} refused the credentials (SQLSTATE {sqlstate})")
+            raise refuse(Code.STORE_UNREACHABLE, f"{where} refused the connection (SQLSTATE {sqlstate})")
         if kind == b"R" and struct.unpack("!i", body[:4])[0] != 0:
             raise Unsupported(f"{where} asks for a password; the model speaks no authentication method")
         if kind == b"Z":
@@ -100,7 +96,3 @@ def _exactly(conn: socket.socket, size: int) -> bytes:
 
 def _fields(body: bytes) -> dict[bytes, bytes]:
     return {field[:1]: field[1:] for field in body.split(b"\x00") if field}
-
-
-def _message(kind: bytes, body: bytes) -> bytes:
-    return kind + struct.pack("!i", len(body) + 4) + body
