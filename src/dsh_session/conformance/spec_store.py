@@ -8,7 +8,7 @@ write coordinator's model (:mod:`.spec_coordinator`) observes this store.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -164,24 +164,22 @@ class SpecStore:
         session.store = None
         return True
 
-    def announce(self, session: SpecSession) -> bool:
+    def _tell(self, hear: Callable[[Observer], None]) -> bool:
         """Tell every observer (all of them, even after a failure); whether any failed."""
         failed = False
         for observer in list(self.observers):
             try:
-                observer.created(session)
+                hear(observer)
             except CodedError:
                 failed = True
         return failed
 
+    def announce(self, session: SpecSession) -> bool:
+        """Tell every observer of the new session; whether any failed."""
+        return self._tell(lambda observer: observer.created(session))
+
     def heard_event(self, session: SpecSession, event: Event) -> None:
-        failed = False
-        for observer in list(self.observers):
-            try:
-                observer.event(session, event)
-            except CodedError:
-                failed = True
-        if failed:
+        if self._tell(lambda observer: observer.event(session, event)):
             self.errors.append({"code": Code.OBSERVER_FAILED.value, "session": session.id, "seq": event.seq})
 
     def fork(self, source: str | SpecSession, boundary: Any, child_id: Any, time: int) -> SpecSession:
