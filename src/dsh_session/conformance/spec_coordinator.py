@@ -75,15 +75,14 @@ class SpecCoordinator:
     def created(self, session: SpecSession) -> None:
         if self.closed:
             return
-        binding = self.bindings.get(session.id)
-        if binding is None or binding.session is not session:
+        if self.bound(session) is None:
             self.bind(session)
 
     def event(self, session: SpecSession, event: Event) -> None:
         if self.closed:
             return
-        binding = self.bindings.get(session.id)
-        if binding is None or binding.session is not session:
+        binding = self.bound(session)
+        if binding is None:
             refused = self.refused.get(session.id)
             if refused is not None and refused[0] is session:
                 return  # waits for a flush, which tries the binding again
@@ -97,8 +96,8 @@ class SpecCoordinator:
 
     def flush(self, session: SpecSession) -> None:
         self.check_open()
-        binding = self.bindings.get(session.id)
-        if binding is None or binding.session is not session:
+        binding = self.bound(session)
+        if binding is None:
             if self.store.live.get(session.id) is not session:
                 raise self.unbound(session)
             binding = self.bind(session)
@@ -111,8 +110,8 @@ class SpecCoordinator:
 
     def flushed(self, session: SpecSession) -> int:
         self.check_open()
-        binding = self.bindings.get(session.id)
-        if binding is None or binding.session is not session:
+        binding = self.bound(session)
+        if binding is None:
             raise self.unbound(session)
         return binding.durable
 
@@ -145,8 +144,8 @@ class SpecCoordinator:
 
     def release(self, session: SpecSession, discard: bool) -> None:
         self.check_open()
-        binding = self.bindings.get(session.id)
-        if binding is None or binding.session is not session:
+        binding = self.bound(session)
+        if binding is None:
             raise self.unbound(session)
         if self.store.live.get(session.id) is session:
             raise refuse(Code.SESSION_ALREADY_BOUND, f"session {session.id!r} is still live in the store")
@@ -166,6 +165,11 @@ class SpecCoordinator:
         self.raise_failures(failures)
 
     # -- binding and writing ---------------------------------------------------------------
+
+    def bound(self, session: SpecSession) -> Binding | None:
+        """The binding of this very session (not of another one with its id), or ``None``."""
+        binding = self.bindings.get(session.id)
+        return binding if binding is not None and binding.session is session else None
 
     def bind(self, session: SpecSession) -> Binding:
         sid = session.id
