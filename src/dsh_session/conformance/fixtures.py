@@ -916,17 +916,12 @@ def write_jsonl(fixture: Fixture, root: Path) -> str:
     the rest as raw lines; returns the log's path relative to ``root``."""
     from dsh_session import JsonlBackend
 
-    header = store_header(fixture)
-    prefix, rest = _admissible_split(fixture.records)
-    with JsonlBackend(root) as backend:
-        backend.create(_session_header(header))
-        if prefix:
-            backend.append(fixture.id, prefix)
+    header, stored, rest = _store_admissible(JsonlBackend(root), fixture)
     segment = encode_segment(fixture.id)
     assert isinstance(segment, str)
     relative = f"{cwd_bucket(None)}/{segment}.jsonl"
     path = root / relative
-    if not prefix:
+    if not stored:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"type": "session", **header}, separators=(",", ":")) + "\n", "utf-8")
     lines = [_record_text(record) for record in rest]
@@ -952,15 +947,10 @@ def write_sqlite(fixture: Fixture, database: Path) -> None:
     """Store the fixture in a SQLite database with our backend (the admissible part), the rest as raw rows."""
     from dsh_session import SqliteBackend
 
-    header = store_header(fixture)
-    prefix, rest = _admissible_split(fixture.records)
-    with SqliteBackend(database, journal_mode="delete") as backend:
-        backend.create(_session_header(header))
-        if prefix:
-            backend.append(fixture.id, prefix)
+    header, stored, rest = _store_admissible(SqliteBackend(database, journal_mode="delete"), fixture)
     conn = sqlite3.connect(str(database), isolation_level=None)
     try:
-        if not prefix:
+        if not stored:
             conn.execute(
                 "INSERT INTO sessions (id, version, created_at) VALUES (?, 0, ?)",
                 (fixture.id, header["createdAt"]),
@@ -995,6 +985,18 @@ def _row(session_id: str, record: Json) -> tuple[Any, ...]:
         text_of("sourceEventSeqs"),
         text_of("surfaceOp"),
     )
+
+
+def _store_admissible(backend: Any, fixture: Fixture) -> tuple[dict[str, Json], bool, list[Json]]:
+    """Store the fixture's header and the admissible part of its log with our ``backend`` (closed
+    after): the header, whether any event went in, and the records left to write raw."""
+    header = store_header(fixture)
+    prefix, rest = _admissible_split(fixture.records)
+    with backend:
+        backend.create(_session_header(header))
+        if prefix:
+            backend.append(fixture.id, prefix)
+    return header, bool(prefix), rest
 
 
 def _admissible_split(records: list[Json]) -> tuple[list[Any], list[Json]]:
