@@ -183,7 +183,7 @@ class PostgresBackend(BackendBase):
             )
         )
 
-    def _load(self, session_id: str, expect: int | None) -> Loaded:
+    def _load(self, session_id: str, expect: int | None, close_turn: bool = True) -> Loaded:
         found: tuple[Any, list[Row]] | None = None
         if not _UNSTORABLE.search(session_id) and not self._nothing_stored():
             found = self._read(session_id, "reading", lambda conn: self._fetch(conn, session_id))
@@ -201,7 +201,7 @@ class PostgresBackend(BackendBase):
             if len(events) != expect or preserved != len(rows):
                 raise self._conflict(session_id, expect, len(rows))
             return Loaded(header, events, admitter, sid)
-        closers = close_open_turn(events, admitter)
+        closers = close_open_turn(events, admitter, close_turn)
         if (preserved != len(rows) or closers) and not self.read_only:
             self._repair(session_id, sid, rows, preserved, closers)
         return Loaded(header, events, admitter, sid)
