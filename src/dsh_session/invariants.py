@@ -237,7 +237,7 @@ def check_log(events: Iterable[object]) -> list[Violation]:
             continue
         kind, time, data, op, refs = fields
         try:
-            event, _span = _admission.admit(surface, seq, kind, time, data, op, refs, known=known)
+            event, span = _admission.admit(surface, seq, kind, time, data, op, refs, known=known)
         except InvalidEventError as error:
             found.append(Violation(error.code, seq, error.message))
             continue
@@ -246,7 +246,7 @@ def check_log(events: Iterable[object]) -> list[Violation]:
             found.append(Violation(problem[0], seq, problem[1]))
             continue
         accepted.append(event)
-        surface.sync()
+        surface._fold(event, span)
         known.add(seq)
         trace.advance(event)
     return found

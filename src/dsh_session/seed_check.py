@@ -37,10 +37,10 @@ def seed_violations(records: Iterable[object]) -> list[Violation]:
     for index, record in enumerate(records):
         try:
             kind, time, data, op, refs = _admission.read_record(index, record)
-            event, _span = _admission.admit(surface, index, kind, time, data, op, refs, known=known)
+            event, span = _admission.admit(surface, index, kind, time, data, op, refs, known=known)
         except InvalidEventError as error:
             found.append(Violation(error.code, index, error.message))
             continue
-        surface._fold(event)
+        surface._fold(event, span)  # the span admission found: not looked up again
         known.add(index)
     return found

@@ -40,8 +40,8 @@ class LogAdmitter:
         """
         seq = self._next
         kind, time, data, op, refs = _admission.read_record(seq, record)
-        event, _span = _admission.admit(self._surface, seq, kind, time, data, op, refs)
-        self._surface._fold(event)
+        event, span = _admission.admit(self._surface, seq, kind, time, data, op, refs)
+        self._surface._fold(event, span)
         self._next = seq + 1
         order = record.key_order if isinstance(record, Event) else _key_order(record)
         if order is not None:

@@ -23,7 +23,6 @@ import contextlib
 import gc
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Self
 
@@ -130,17 +129,14 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-#: False while ``load(..., close_turn=False)`` runs: the load then cuts a torn tail but closes no turn.
-_CLOSE_TURN: ContextVar[bool] = ContextVar("close_turn", default=True)
-
-
-def close_open_turn(events: list[Event], admitter: LogAdmitter) -> list[Event]:
+def close_open_turn(events: list[Event], admitter: LogAdmitter, close_turn: bool = True) -> list[Event]:
     """Append the crash closers to ``events`` (admitted, so the surface stays current); return them.
 
-    Inside ``load(..., close_turn=False)`` (a live session taking its stored log
-    over: it will end its turn itself) there are none, and the log is left open.
+    With ``close_turn`` false (``load(..., close_turn=False)``: a live session
+    taking its stored log over, which will end its turn itself) there are none,
+    and the log is left open.
     """
-    if not _CLOSE_TURN.get():
+    if not close_turn:
         return []
     closers = [admitter.admit(event) for event in interrupted_turn_closers(events)]
     events.extend(closers)
@@ -166,10 +162,9 @@ class BackendBase:
     def _exists(self, session_id: str) -> bool:
         raise NotImplementedError
 
-    def _load(self, session_id: str, expect: int | None) -> Loaded:
+    def _load(self, session_id: str, expect: int | None, close_turn: bool = True) -> Loaded:
         """Read, admit and -- when ``expect`` is None -- repair durably the stored log
-        (the closers come from :func:`close_open_turn`, which knows whether the
-        caller wants an open turn closed).
+        (the closers come from :func:`close_open_turn`; none when ``close_turn`` is false).
 
         With ``expect`` set, only re-read: the stored log must hold exactly that
         many events and no torn tail, or the read fails with ``STORE_CONFLICT``.
@@ -258,11 +253,7 @@ class BackendBase:
         """
         with self._lock:
             self._check_open()
-            reset = _CLOSE_TURN.set(close_turn)
-            try:
-                _, loaded = self._adopt(session_id)
-            finally:
-                _CLOSE_TURN.reset(reset)
+            _, loaded = self._adopt(session_id, close_turn)
             return StoredSession(loaded.header, tuple(loaded.events))
 
     def list(self) -> tuple[SessionHeader, ...]:
@@ -287,10 +278,10 @@ class BackendBase:
 
     # -- helpers --------------------------------------------------------------------------
 
-    def _adopt(self, session_id: str) -> tuple[Tracked, Loaded]:
+    def _adopt(self, session_id: str, close_turn: bool = True) -> tuple[Tracked, Loaded]:
         """Load (and repair) the stored session and track it as loaded."""
         with gc_paused():
-            loaded = self._load(session_id, None)
+            loaded = self._load(session_id, None, close_turn)
         state = Tracked(loaded.header, len(loaded.events), True, loaded.admitter, loaded.token)
         self._tracked[session_id] = state
         return state, loaded

@@ -53,7 +53,7 @@ def copy_sessions(
     database whose rows were deleted by hand) is registered in ``dst`` and, like
     any session without events, leaves no trace there.
     """
-    wanted = [header.id for header in src.list()] if ids is None else list(dict.fromkeys(ids))
+    wanted = _wanted(src, ids)
     present = sorted({header.id for header in dst.list()}.intersection(wanted))
     if present:
         shown = ", ".join(map(repr, present[:5])) + (
@@ -92,12 +92,17 @@ def verify_copy(src: SessionBackend, dst: SessionBackend, ids: Iterable[str] | N
     for one that either side lacks. A source session without events is skipped: a copy
     stores nothing for it. Both loads repair what they read, as every load does.
     """
-    wanted = [header.id for header in src.list()] if ids is None else list(dict.fromkeys(ids))
+    wanted = _wanted(src, ids)
     for session_id in wanted:
         original = src.load(session_id)
         if original.events:
             check_copy(original, dst.load(session_id), src=src, dst=dst)
     return wanted
+
+
+def _wanted(src: SessionBackend, ids: Iterable[str] | None) -> list[str]:
+    """The ids to copy or compare: ``ids`` without repeats, in order, or every session ``src`` lists."""
+    return [header.id for header in src.list()] if ids is None else list(dict.fromkeys(ids))
 
 
 def check_copy(

@@ -167,8 +167,8 @@ class PersistenceCoordinator(StoreObserver):
         """How many of ``session``'s events are durable (the seq of the first one that is not)."""
         with self._lock:
             self._check_open()
-            binding = self._bindings.get(session.id)
-            if binding is None or binding.session is not session:
+            binding = self._bound(session)
+            if binding is None:
                 raise self._unbound(session)
             return binding.durable
 
@@ -217,8 +217,8 @@ class PersistenceCoordinator(StoreObserver):
         ``discard=True`` drop its pending events (they stay in the session)."""
         with self._lock:
             self._check_open()
-            binding = self._bindings.get(session.id)
-            if binding is None or binding.session is not session:
+            binding = self._bound(session)
+            if binding is None:
                 raise self._unbound(session)
             if self._store.get(session.id) is session:
                 raise SessionCollisionError(
@@ -265,8 +265,7 @@ class PersistenceCoordinator(StoreObserver):
         with self._lock:
             if self._closed:
                 return
-            binding = self._bindings.get(session.id)
-            if binding is not None and binding.session is session:
+            if self._bound(session) is not None:
                 return  # announced again: nothing to do
             self._bind(session)
 
@@ -275,8 +274,8 @@ class PersistenceCoordinator(StoreObserver):
         with self._lock:
             if self._closed:
                 return
-            binding = self._bindings.get(session.id)
-            if binding is None or binding.session is not session:
+            binding = self._bound(session)
+            if binding is None:
                 refused = self._refused.get(session.id)
                 if refused is not None and refused[0] is session:
                     return  # waits for an explicit flush, which retries the binding
@@ -339,9 +338,15 @@ class PersistenceCoordinator(StoreObserver):
         self._backend.append(session.id, batch)
         binding.durable = end
 
-    def _binding_for(self, session: Session) -> _Binding:
+    def _bound(self, session: Session) -> _Binding | None:
+        """The binding of this very session object; ``None`` when its id is unbound or bound to
+        another object."""
         binding = self._bindings.get(session.id)
-        if binding is not None and binding.session is session:
+        return binding if binding is not None and binding.session is session else None
+
+    def _binding_for(self, session: Session) -> _Binding:
+        binding = self._bound(session)
+        if binding is not None:
             return binding
         if self._store.get(session.id) is session:
             return self._bind(session)

@@ -83,7 +83,7 @@ class JsonlBackend(BackendBase):
     def _exists(self, session_id: str) -> bool:
         return bool(self._candidates(session_id))
 
-    def _load(self, session_id: str, expect: int | None) -> Loaded:
+    def _load(self, session_id: str, expect: int | None, close_turn: bool = True) -> Loaded:
         path = self._locate(session_id)
         writable = True
         try:
@@ -99,14 +99,14 @@ class JsonlBackend(BackendBase):
             raise io_error(error, "opening", path) from None
         try:
             with locked(fd, exclusive=writable, timeout=self.lock_timeout, path=path):
-                return self._read_and_repair(fd, path, session_id, expect, writable)
+                return self._read_and_repair(fd, path, session_id, expect, writable, close_turn)
         except OSError as error:
             raise io_error(error, "reading", path) from None
         finally:
             os.close(fd)
 
     def _read_and_repair(
-        self, fd: int, path: str, session_id: str, expect: int | None, writable: bool
+        self, fd: int, path: str, session_id: str, expect: int | None, writable: bool, close_turn: bool
     ) -> Loaded:
         data = read_all(fd)
         scan = scan_log(data, path)
@@ -127,7 +127,7 @@ class JsonlBackend(BackendBase):
                     path=path,
                 )
             return Loaded(header, events, admitter, _FileToken(path, scan.size, identity))
-        closers = close_open_turn(events, admitter)
+        closers = close_open_turn(events, admitter, close_turn)
         size = scan.committed
         if size == scan.size and not closers:
             return Loaded(header, events, admitter, _FileToken(path, size, identity))

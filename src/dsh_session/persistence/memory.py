@@ -40,7 +40,7 @@ class MemoryBackend(BackendBase):
     def _exists(self, session_id: str) -> bool:
         return session_id in self.store.sessions
 
-    def _load(self, session_id: str, expect: int | None) -> Loaded:
+    def _load(self, session_id: str, expect: int | None, close_turn: bool = True) -> Loaded:
         stored = self.store.sessions.get(session_id)
         if stored is None:
             raise self._not_found(session_id)
@@ -50,7 +50,7 @@ class MemoryBackend(BackendBase):
             raise self._conflict(session_id, expect, len(log))
         events, admitter = admit_stored(log, lambda index: Where(_PATH, None, f"seq {index}"))
         if expect is None:
-            log.extend(close_open_turn(events, admitter))
+            log.extend(close_open_turn(events, admitter, close_turn))
         return Loaded(header, events, admitter, len(log))
 
     def _write(self, state: Tracked, events: Sequence[Event]) -> int:

@@ -175,23 +175,18 @@ class PostgresBackend(BackendBase):
                 raise self._unrepresentable(f"the event type {event.type!r} (seq {event.seq})", None)
 
     def _exists(self, session_id: str) -> bool:
-        if _UNSTORABLE.search(session_id) or self._nothing_stored():
-            return False  # such an id can never have been stored
+        if not self._may_hold(session_id):
+            return False
         return bool(
             self._read(
                 session_id, "looking up", lambda c: c.execute(self._q.exists, (session_id,)).fetchone()
             )
         )
 
-    def _load(self, session_id: str, expect: int | None) -> Loaded:
-        found: tuple[Any, list[Row]] | None = None
-        if not _UNSTORABLE.search(session_id) and not self._nothing_stored():
-            found = self._read(session_id, "reading", lambda conn: self._fetch(conn, session_id))
-        if found is None:
-            raise self._not_found(session_id, self.path)
-        head, rows = found
-        sid = head[0]
-        header, records = self._decode(head, rows)
+    def _load(self, session_id: str, expect: int | None, close_turn: bool = True) -> Loaded:
+        sid, header, rows, records = self._read_session(
+            session_id, lambda conn: self._fetch(conn, session_id)
+        )
         preserved = len(records)
         events, admitter = admit_stored(
             records, lambda index: Where(self.path, None, f"row seq {rows[index][0]}")
@@ -201,7 +196,7 @@ class PostgresBackend(BackendBase):
             if len(events) != expect or preserved != len(rows):
                 raise self._conflict(session_id, expect, len(rows))
             return Loaded(header, events, admitter, sid)
-        closers = close_open_turn(events, admitter)
+        closers = close_open_turn(events, admitter, close_turn)
         if (preserved != len(rows) or closers) and not self.read_only:
             self._repair(session_id, sid, rows, preserved, closers)
         return Loaded(header, events, admitter, sid)
@@ -284,13 +279,7 @@ class PostgresBackend(BackendBase):
                 finally:
                     self._rollback(conn)  # read only: nothing to commit
 
-            found = None
-            if not _UNSTORABLE.search(session_id) and not self._nothing_stored():
-                found = self._read(session_id, "reading", query)
-            if found is None:
-                raise self._not_found(session_id, self.path)
-            head, rows = found
-            header, records = self._decode(head, rows)
+            _, header, rows, records = self._read_session(session_id, query)
             return _StoredRows(header, records, [row[0] for row in rows], len(rows) - len(records))
 
     def _nothing_stored(self) -> bool:
@@ -300,9 +289,22 @@ class PostgresBackend(BackendBase):
         self._connection(None)
         return self._empty
 
-    def _decode(self, head: Sequence[Any], rows: list[Row]) -> tuple[SessionHeader, list[Any]]:
-        """The header of a ``sessions`` row and the records of the event rows a load keeps."""
-        return header_row(head[1:], self.path), kept_records(rows, self.path)
+    def _may_hold(self, session_id: str) -> bool:
+        """Whether the store can hold a session of this id at all (else it is not looked up):
+        the database cannot store such an id, or a read-only backend found no store."""
+        return not _UNSTORABLE.search(session_id) and not self._nothing_stored()
+
+    def _read_session(
+        self, session_id: str, fetch: Callable[[Conn], tuple[Any, list[Row]] | None]
+    ) -> tuple[int, SessionHeader, list[Row], list[Any]]:
+        """The session's ``sid``, header, event rows and the records of the rows a load keeps,
+        read by ``fetch`` (:meth:`_fetch` in some transaction); ``SESSION_NOT_FOUND`` when the
+        store does not hold it."""
+        found = self._read(session_id, "reading", fetch) if self._may_hold(session_id) else None
+        if found is None:
+            raise self._not_found(session_id, self.path)
+        head, rows = found
+        return head[0], header_row(head[1:], self.path), rows, kept_records(rows, self.path)
 
     def _fetch(self, conn: Conn, session_id: str) -> tuple[Any, list[Row]] | None:
         head = conn.execute(self._q.header, (session_id,)).fetchone()

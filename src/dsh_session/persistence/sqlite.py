@@ -91,7 +91,7 @@ class SqliteBackend(BackendBase):
                 is not None
             )
 
-    def _load(self, session_id: str, expect: int | None) -> Loaded:
+    def _load(self, session_id: str, expect: int | None, close_turn: bool = True) -> Loaded:
         header, rows = self._read_session(session_id)
         records = kept_records(rows, self.path)
         preserved = len(records)
@@ -103,7 +103,7 @@ class SqliteBackend(BackendBase):
             if len(events) != expect or preserved != len(rows):
                 raise self._conflict(session_id, expect, len(rows))
             return Loaded(header, events, admitter, None)
-        closers = close_open_turn(events, admitter)
+        closers = close_open_turn(events, admitter, close_turn)
         if preserved != len(rows) or closers:
             self._repair(session_id, rows, preserved, closers)
         return Loaded(header, events, admitter, None)
