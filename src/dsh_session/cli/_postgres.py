@@ -119,9 +119,6 @@ class PostgresSource(Source):
         self.reader = open_store(location, schema, read_only=True)
         self._writer: PostgresBackend | None = None
 
-    def ids(self) -> list[str]:
-        return [header.id for header in self.reader.list()]
-
     def entries(self) -> list[Entry]:
         reader = self.reader
         if reader._nothing_stored():

@@ -184,9 +184,6 @@ class JsonlReader:
         self.backend = JsonlBackend(root)  # writes nothing until asked to
         self.root = self.backend.root
 
-    def ids(self) -> list[str]:
-        return [header.id for header in self.backend.list()]
-
     def read(self, session_id: str) -> Reading:
         path = self.backend._locate(session_id)
         return read_jsonl_file(path, root=self.backend, session_id=session_id)
@@ -239,13 +236,6 @@ class SqliteReader(SqliteBackend):
         except BaseException:
             self._conn.close()
             raise
-
-    def ids(self) -> list[str]:
-        if self._empty:
-            return []
-        with self._errors("listing"):
-            rows = self._conn.execute("SELECT id FROM sessions ORDER BY id").fetchall()
-        return [row[0] for row in rows]
 
     def _may_hold(self, session_id: str) -> bool:
         return not self._empty

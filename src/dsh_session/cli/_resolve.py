@@ -87,7 +87,7 @@ class Source:
 
     :meth:`entries` lists every session stored, the unreadable ones too -- every
     command enumerates sessions through it (or :meth:`readings`), so none is
-    silently left out; :meth:`ids` lists only the ones whose header reads.
+    silently left out.
     """
 
     kind: str = ""
@@ -95,18 +95,14 @@ class Source:
     def __init__(self, path: str) -> None:
         self.path = path
 
-    def ids(self) -> list[str]:
-        """The ids of the sessions stored here, sorted."""
-        raise NotImplementedError
-
     def read(self, session_id: str) -> Reading:
         """One session, read without changing anything."""
         raise NotImplementedError
 
     def entries(self) -> list[Entry]:
-        """Every session stored here, readable or not, in the order of :meth:`ids` (a source of
-        one session raises what keeps it from being read instead)."""
-        return [Entry(self.path, session_id) for session_id in self.ids()]
+        """Every session stored here, readable or not, sorted by id (a source of one session
+        raises what keeps it from being read instead)."""
+        raise NotImplementedError
 
     def readings(self) -> Iterator[tuple[str, str | None, Reading | DshSessionError]]:
         """Every session as ``(path, id, reading)``, the reading replaced by the error when it could
@@ -168,23 +164,21 @@ class _JsonlRoot(Source):
         super().__init__(path)
         self.reader = JsonlReader(path)
 
-    def ids(self) -> list[str]:
-        ids = self.reader.ids()
-        if not ids and self.reader.loose_files():
+    def read(self, session_id: str) -> Reading:
+        return self.reader.read(session_id)
+
+    def _files(self) -> list[str]:
+        """The root's session files; fails with a hint when they sit directly inside it."""
+        files = list(self.reader.files())
+        if not files and self.reader.loose_files():
             fail(
                 f"{self.path} has session files directly inside it; a JSONL root holds them one "
                 "directory deeper (<root>/cwd-.../<id>.jsonl): pass the root, or the file itself"
             )
-        return ids
-
-    def read(self, session_id: str) -> Reading:
-        return self.reader.read(session_id)
+        return files
 
     def entries(self) -> list[Entry]:
-        files = list(self.reader.files())
-        if not files and self.reader.loose_files():
-            self.ids()  # fails with the hint
-        return [self._entry(path) for path in files]
+        return [self._entry(path) for path in self._files()]
 
     def _entry(self, path: str) -> Entry:
         """The file's session as its header line says, held to the checks a load makes of it."""
@@ -215,10 +209,7 @@ class _JsonlRoot(Source):
         return Entry(path, header.id)
 
     def readings(self) -> Iterator[tuple[str, str | None, Reading | DshSessionError]]:
-        files = list(self.reader.files())
-        if not files and self.reader.loose_files():
-            self.ids()  # fails with the hint
-        for path in files:
+        for path in self._files():
             try:
                 reading = read_jsonl_file(path, root=self.reader.backend)
                 yield path, reading.header.id, reading
@@ -258,8 +249,8 @@ class _JsonlFile(Source):
         root = JsonlBackend(os.path.dirname(os.path.dirname(os.path.abspath(self.path))))
         return root if root.path_of(header) == os.path.abspath(self.path) else None
 
-    def ids(self) -> list[str]:
-        return [self._read().header.id]
+    def entries(self) -> list[Entry]:
+        return [Entry(self.path, self._read().header.id)]
 
     def read(self, session_id: str) -> Reading:
         reading = self._read()
@@ -296,9 +287,6 @@ class _Sqlite(Source):
         self.reader = SqliteReader(path)
         self._backend: SqliteBackend | None = None
 
-    def ids(self) -> list[str]:
-        return self.reader.ids()
-
     def entries(self) -> list[Entry]:
         return [
             Entry(self.reader.path, session_id, error) for session_id, error in self.reader.header_rows()
@@ -330,8 +318,8 @@ class _EventList(Source):
         super().__init__(path)
         self._reading = read_event_list(path, session_id=session_id)
 
-    def ids(self) -> list[str]:
-        return [self._reading.header.id]
+    def entries(self) -> list[Entry]:
+        return [Entry(self.path, self._reading.header.id)]
 
     def read(self, session_id: str) -> Reading:
         if session_id != self._reading.header.id:

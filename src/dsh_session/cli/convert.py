@@ -90,7 +90,11 @@ class ReadOnlySource:
         return StoredSession(snap.header, snap.log(repaired=close_turn))
 
     def list(self) -> tuple[SessionHeader, ...]:
-        return tuple(self.source.read(session_id).header for session_id in self.source.ids())
+        return tuple(
+            self.source.read(entry.id).header
+            for entry in self.source.entries()
+            if entry.error is None and entry.id is not None
+        )
 
     def close(self) -> None:
         self._kept = None
