@@ -339,11 +339,17 @@ def require_store(source: Source, entries: list[Entry] | None = None) -> None:
     without session directories, a SQLite database without our tables, a PostgreSQL schema that
     does not exist. A store that exists and is empty passes (it holds 0 sessions). ``entries``:
     :meth:`Source.entries`, when the caller has them already."""
-    if source.entries() if entries is None else entries:
-        return
-    reason = source.not_a_store()
+    reason = _not_a_store(source, entries)
     if reason is not None:
         fail(f"{source.path}: no sessions stored here; {reason}")
+
+
+def _not_a_store(source: Source, entries: list[Entry] | None = None) -> str | None:
+    """Why ``source`` is no store at all: it holds no session and is not recognisably one (None
+    when it holds a session or is a store, empty or not)."""
+    if source.entries() if entries is None else entries:
+        return None
+    return source.not_a_store()
 
 
 @dataclass(frozen=True)
@@ -505,7 +511,7 @@ def target_is_new(path: str, backend: str | None = None, *, schema: str | None =
         return not os.path.lexists(path)
     source = scheme.source(path, schema)
     try:
-        return not source.entries() and source.not_a_store() is not None
+        return _not_a_store(source) is not None
     finally:
         source.close()
 
