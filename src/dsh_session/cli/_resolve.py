@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from dsh_session.cli._errors import fail, one_line
+from dsh_session.cli._errors import about_path, fail
 from dsh_session.cli._readonly import (
     JsonlReader,
     Reading,
@@ -141,9 +141,7 @@ class Source:
         if not ids:
             first = broken[0]
             assert first.error is not None
-            message = one_line(first.error.message)
-            if first.path not in message:
-                message = f"{first.path}: {message}"
+            message = about_path(first.error.message, first.path)
             which = "the only session stored here" if len(entries) == 1 else (
                 f"none of the {len(entries)} sessions stored here can be read; the first"
             )
