@@ -328,9 +328,6 @@ class _EventList(Source):
             )
         return self._reading
 
-    def readings(self) -> Iterator[tuple[str, str | None, Reading | DshSessionError]]:
-        yield self.path, self._reading.header.id, self._reading
-
 
 def require_store(source: Source, entries: list[Entry] | None = None) -> None:
     """Fail (exit 2) when ``source`` holds no session and is not recognisably a store: a directory
