@@ -398,6 +398,12 @@ def _scheme_of(location: str, backend: str | None) -> _Scheme | None:
     return None
 
 
+def _scheme_for(location: str, backend: str | None) -> _Scheme | None:
+    """The registered scheme that reads and writes ``location``: by its URL scheme or ``backend``
+    (:func:`_scheme_of`), else, with no ``backend``, the one that claims it (:func:`_claimed`)."""
+    return _scheme_of(location, backend) or (_claimed(location) if backend is None else None)
+
+
 def _claimed(location: str) -> _Scheme | None:
     """The scheme that claims ``location``, when no file or directory has that name."""
     if os.path.lexists(location):
@@ -428,7 +434,7 @@ def resolve(
 ) -> Source:
     """The source at ``path`` (``backend`` forces its kind). ``session_id`` names a header-less
     event list's session; ``schema`` the schema of a database location."""
-    scheme = _scheme_of(path, backend) or (_claimed(path) if backend is None else None)
+    scheme = _scheme_for(path, backend)
     if scheme is not None:
         return scheme.source(path, schema)
     _no_schema(path, schema)
@@ -489,7 +495,7 @@ def open_target(path: str, backend: str | None = None, *, schema: str | None = N
     path is a SQLite database when it ends in ``.db``, ``.sqlite`` or
     ``.sqlite3`` (or ``backend`` says so), else a JSONL root.
     """
-    scheme = _scheme_of(path, backend) or (_claimed(path) if backend is None else None)
+    scheme = _scheme_for(path, backend)
     if scheme is not None:
         return Target(scheme.target(path, schema), scheme.kind)
     _no_schema(path, schema)
@@ -501,7 +507,7 @@ def target_is_new(path: str, backend: str | None = None, *, schema: str | None =
     """Whether nothing is at the write target ``path`` yet, found without creating anything: no
     file or directory of that name, or a location of a registered scheme that is no store (a
     PostgreSQL schema that does not exist). :func:`open_target` would create it."""
-    scheme = _scheme_of(path, backend) or (_claimed(path) if backend is None else None)
+    scheme = _scheme_for(path, backend)
     if scheme is None:
         return not os.path.lexists(path)
     source = scheme.source(path, schema)
@@ -515,7 +521,7 @@ def remove_new_target(path: str, backend: str | None = None) -> None:
     """Remove what a write created at the file target ``path``, which did not exist before: the
     JSONL root, or the SQLite database with its journal files. A location of a registered scheme
     is left as it is (a PostgreSQL schema is not dropped)."""
-    if _scheme_of(path, backend) or (_claimed(path) if backend is None else None):
+    if _scheme_for(path, backend):
         return
     if os.path.isdir(path) and not os.path.islink(path):
         shutil.rmtree(path, ignore_errors=True)
