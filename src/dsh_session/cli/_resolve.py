@@ -390,12 +390,17 @@ def _scheme_of(location: str, backend: str | None) -> _Scheme | None:
         if backend is not None and backend != scheme.kind:
             fail(f"{scheme.show(location)} is a {scheme.kind} location, not one of kind {backend}")
         return scheme
-    for candidate in _SCHEMES.values():
-        if backend is not None and candidate.kind == backend:
-            return candidate
+    scheme = _of_kind(backend)
+    if scheme is not None:
+        return scheme
     if backend is not None and backend not in ("jsonl", "sqlite", "events"):
         fail(f"--backend {backend}: this installation cannot open such stores")
     return None
+
+
+def _of_kind(backend: str | None) -> _Scheme | None:
+    """The registered scheme whose kind ``backend`` (``--backend``) names."""
+    return next((scheme for scheme in _SCHEMES.values() if scheme.kind == backend), None)
 
 
 def _scheme_for(location: str, backend: str | None) -> _Scheme | None:
@@ -415,8 +420,7 @@ def shown(location: str, backend: str | None = None) -> str:
     """``location`` as output and messages show it: a URL or connection string without its password."""
     name, found, _ = location.partition("://")
     scheme = _SCHEMES.get(name.lower()) if found else None
-    if scheme is None and backend is not None:
-        scheme = next((s for s in _SCHEMES.values() if s.kind == backend), None)
+    scheme = scheme or _of_kind(backend)
     if scheme is not None:
         return scheme.show(location)
     for each in _SCHEMES.values():  # a connection string, or a mistyped one, hides its password too
