@@ -87,10 +87,13 @@ def error_line(error: BaseException, *, about: str | None = None) -> str:
     """The line reported for ``error``: ``dsh-session: error: <message> [CODE]``; ``about`` (a path)
     is put in front of a message that does not name it."""
     message, code = describe(error)
-    if about is not None and about not in message:
-        message = f"{about}: {message}"
     suffix = f" [{code}]" if code is not None else ""
-    return _printable(f"{PROG}: error: {one_line(message)}{suffix}")
+    return _printable(f"{PROG}: error: {about_path(message, about)}{suffix}")
+
+
+def about_path(message: str, about: str | None) -> str:
+    """``message`` on one line, with ``about`` (a path) put in front when it does not name it."""
+    return one_line(f"{about}: {message}" if about is not None and about not in message else message)
 
 
 def _printable(text: str) -> str:

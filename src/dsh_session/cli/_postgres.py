@@ -26,12 +26,10 @@ from __future__ import annotations
 import re
 
 from dsh_session.cli._errors import fail
-from dsh_session.cli._readonly import Reading
+from dsh_session.cli._readonly import Reading, checked_header_rows
 from dsh_session.cli._resolve import Entry, Source, register_scheme
 from dsh_session.persistence import PostgresBackend, SessionBackend
 from dsh_session.persistence._base import Where
-from dsh_session.persistence._rows import header_row
-from dsh_session.persistence.errors import PersistenceError
 from dsh_session.persistence.postgres_schema import DEFAULT_SCHEMA
 
 __all__ = ["KIND", "SCHEMES", "PostgresSource", "is_conninfo", "open_store", "redact"]
@@ -119,22 +117,12 @@ class PostgresSource(Source):
         self.reader = open_store(location, schema, read_only=True)
         self._writer: PostgresBackend | None = None
 
-    def ids(self) -> list[str]:
-        return [header.id for header in self.reader.list()]
-
     def entries(self) -> list[Entry]:
         reader = self.reader
         if reader._nothing_stored():
             return []
         rows = reader._read(None, "listing", lambda conn: conn.execute(reader._q.headers).fetchall())
-        found = []
-        for row in sorted(rows, key=lambda row: str(row[0])):
-            try:
-                header_row(row, reader.path)
-                found.append(Entry(self.path, row[0]))
-            except PersistenceError as error:
-                found.append(Entry(self.path, row[0], error))
-        return found
+        return [Entry(self.path, sid, error) for sid, error in checked_header_rows(rows, reader.path)]
 
     def not_a_store(self) -> str | None:
         if self.reader._nothing_stored():

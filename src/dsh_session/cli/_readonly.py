@@ -23,7 +23,7 @@ import contextlib
 import errno
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,6 +54,7 @@ __all__ = [
     "SqliteReader",
     "admit",
     "as_parsed",
+    "checked_header_rows",
     "read_event_list",
     "read_jsonl_file",
 ]
@@ -184,9 +185,6 @@ class JsonlReader:
         self.backend = JsonlBackend(root)  # writes nothing until asked to
         self.root = self.backend.root
 
-    def ids(self) -> list[str]:
-        return [header.id for header in self.backend.list()]
-
     def read(self, session_id: str) -> Reading:
         path = self.backend._locate(session_id)
         return read_jsonl_file(path, root=self.backend, session_id=session_id)
@@ -218,6 +216,21 @@ class JsonlReader:
 # -- SQLite --------------------------------------------------------------------------------------
 
 
+def checked_header_rows(
+    rows: Iterable[Sequence[Any]], where: str
+) -> list[tuple[str, PersistenceError | None]]:
+    """Each ``sessions`` row's id with what keeps its header from being read (another format
+    version, a damaged row) or None, sorted by id; for the database stores' listings."""
+    found: list[tuple[str, PersistenceError | None]] = []
+    for row in sorted(rows, key=lambda row: str(row[0])):
+        try:
+            header_row(row, where)
+            found.append((row[0], None))
+        except PersistenceError as error:
+            found.append((row[0], error))
+    return found
+
+
 class SqliteReader(SqliteBackend):
     """The sessions of a SQLite database, read through a connection that cannot write.
 
@@ -240,13 +253,6 @@ class SqliteReader(SqliteBackend):
             self._conn.close()
             raise
 
-    def ids(self) -> list[str]:
-        if self._empty:
-            return []
-        with self._errors("listing"):
-            rows = self._conn.execute("SELECT id FROM sessions ORDER BY id").fetchall()
-        return [row[0] for row in rows]
-
     def _may_hold(self, session_id: str) -> bool:
         return not self._empty
 
@@ -257,14 +263,7 @@ class SqliteReader(SqliteBackend):
             return []
         with self._errors("listing"):
             rows = self._conn.execute(_SELECT_HEADER + " ORDER BY id").fetchall()
-        found: list[tuple[str, PersistenceError | None]] = []
-        for row in rows:
-            try:
-                header_row(row, self.path)
-                found.append((row[0], None))
-            except PersistenceError as error:
-                found.append((row[0], error))
-        return found
+        return checked_header_rows(rows, self.path)
 
     def read(self, session_id: str) -> Reading:
         header, rows = self._read_session(session_id)

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from dsh_session.cli._errors import fail, one_line
+from dsh_session.cli._errors import about_path, fail
 from dsh_session.cli._readonly import (
     JsonlReader,
     Reading,
@@ -87,7 +87,7 @@ class Source:
 
     :meth:`entries` lists every session stored, the unreadable ones too -- every
     command enumerates sessions through it (or :meth:`readings`), so none is
-    silently left out; :meth:`ids` lists only the ones whose header reads.
+    silently left out.
     """
 
     kind: str = ""
@@ -95,18 +95,14 @@ class Source:
     def __init__(self, path: str) -> None:
         self.path = path
 
-    def ids(self) -> list[str]:
-        """The ids of the sessions stored here, sorted."""
-        raise NotImplementedError
-
     def read(self, session_id: str) -> Reading:
         """One session, read without changing anything."""
         raise NotImplementedError
 
     def entries(self) -> list[Entry]:
-        """Every session stored here, readable or not, in the order of :meth:`ids` (a source of
-        one session raises what keeps it from being read instead)."""
-        return [Entry(self.path, session_id) for session_id in self.ids()]
+        """Every session stored here, readable or not, sorted by id (a source of one session
+        raises what keeps it from being read instead)."""
+        raise NotImplementedError
 
     def readings(self) -> Iterator[tuple[str, str | None, Reading | DshSessionError]]:
         """Every session as ``(path, id, reading)``, the reading replaced by the error when it could
@@ -145,9 +141,7 @@ class Source:
         if not ids:
             first = broken[0]
             assert first.error is not None
-            message = one_line(first.error.message)
-            if first.path not in message:
-                message = f"{first.path}: {message}"
+            message = about_path(first.error.message, first.path)
             which = "the only session stored here" if len(entries) == 1 else (
                 f"none of the {len(entries)} sessions stored here can be read; the first"
             )
@@ -168,23 +162,21 @@ class _JsonlRoot(Source):
         super().__init__(path)
         self.reader = JsonlReader(path)
 
-    def ids(self) -> list[str]:
-        ids = self.reader.ids()
-        if not ids and self.reader.loose_files():
+    def read(self, session_id: str) -> Reading:
+        return self.reader.read(session_id)
+
+    def _files(self) -> list[str]:
+        """The root's session files; fails with a hint when they sit directly inside it."""
+        files = list(self.reader.files())
+        if not files and self.reader.loose_files():
             fail(
                 f"{self.path} has session files directly inside it; a JSONL root holds them one "
                 "directory deeper (<root>/cwd-.../<id>.jsonl): pass the root, or the file itself"
             )
-        return ids
-
-    def read(self, session_id: str) -> Reading:
-        return self.reader.read(session_id)
+        return files
 
     def entries(self) -> list[Entry]:
-        files = list(self.reader.files())
-        if not files and self.reader.loose_files():
-            self.ids()  # fails with the hint
-        return [self._entry(path) for path in files]
+        return [self._entry(path) for path in self._files()]
 
     def _entry(self, path: str) -> Entry:
         """The file's session as its header line says, held to the checks a load makes of it."""
@@ -215,10 +207,7 @@ class _JsonlRoot(Source):
         return Entry(path, header.id)
 
     def readings(self) -> Iterator[tuple[str, str | None, Reading | DshSessionError]]:
-        files = list(self.reader.files())
-        if not files and self.reader.loose_files():
-            self.ids()  # fails with the hint
-        for path in files:
+        for path in self._files():
             try:
                 reading = read_jsonl_file(path, root=self.reader.backend)
                 yield path, reading.header.id, reading
@@ -258,8 +247,8 @@ class _JsonlFile(Source):
         root = JsonlBackend(os.path.dirname(os.path.dirname(os.path.abspath(self.path))))
         return root if root.path_of(header) == os.path.abspath(self.path) else None
 
-    def ids(self) -> list[str]:
-        return [self._read().header.id]
+    def entries(self) -> list[Entry]:
+        return [Entry(self.path, self._read().header.id)]
 
     def read(self, session_id: str) -> Reading:
         reading = self._read()
@@ -296,9 +285,6 @@ class _Sqlite(Source):
         self.reader = SqliteReader(path)
         self._backend: SqliteBackend | None = None
 
-    def ids(self) -> list[str]:
-        return self.reader.ids()
-
     def entries(self) -> list[Entry]:
         return [
             Entry(self.reader.path, session_id, error) for session_id, error in self.reader.header_rows()
@@ -330,8 +316,8 @@ class _EventList(Source):
         super().__init__(path)
         self._reading = read_event_list(path, session_id=session_id)
 
-    def ids(self) -> list[str]:
-        return [self._reading.header.id]
+    def entries(self) -> list[Entry]:
+        return [Entry(self.path, self._reading.header.id)]
 
     def read(self, session_id: str) -> Reading:
         if session_id != self._reading.header.id:
@@ -342,20 +328,23 @@ class _EventList(Source):
             )
         return self._reading
 
-    def readings(self) -> Iterator[tuple[str, str | None, Reading | DshSessionError]]:
-        yield self.path, self._reading.header.id, self._reading
-
 
 def require_store(source: Source, entries: list[Entry] | None = None) -> None:
     """Fail (exit 2) when ``source`` holds no session and is not recognisably a store: a directory
     without session directories, a SQLite database without our tables, a PostgreSQL schema that
     does not exist. A store that exists and is empty passes (it holds 0 sessions). ``entries``:
     :meth:`Source.entries`, when the caller has them already."""
-    if source.entries() if entries is None else entries:
-        return
-    reason = source.not_a_store()
+    reason = _not_a_store(source, entries)
     if reason is not None:
         fail(f"{source.path}: no sessions stored here; {reason}")
+
+
+def _not_a_store(source: Source, entries: list[Entry] | None = None) -> str | None:
+    """Why ``source`` is no store at all: it holds no session and is not recognisably one (None
+    when it holds a session or is a store, empty or not)."""
+    if source.entries() if entries is None else entries:
+        return None
+    return source.not_a_store()
 
 
 @dataclass(frozen=True)
@@ -401,12 +390,23 @@ def _scheme_of(location: str, backend: str | None) -> _Scheme | None:
         if backend is not None and backend != scheme.kind:
             fail(f"{scheme.show(location)} is a {scheme.kind} location, not one of kind {backend}")
         return scheme
-    for candidate in _SCHEMES.values():
-        if backend is not None and candidate.kind == backend:
-            return candidate
+    scheme = _of_kind(backend)
+    if scheme is not None:
+        return scheme
     if backend is not None and backend not in ("jsonl", "sqlite", "events"):
         fail(f"--backend {backend}: this installation cannot open such stores")
     return None
+
+
+def _of_kind(backend: str | None) -> _Scheme | None:
+    """The registered scheme whose kind ``backend`` (``--backend``) names."""
+    return next((scheme for scheme in _SCHEMES.values() if scheme.kind == backend), None)
+
+
+def _scheme_for(location: str, backend: str | None) -> _Scheme | None:
+    """The registered scheme that reads and writes ``location``: by its URL scheme or ``backend``
+    (:func:`_scheme_of`), else, with no ``backend``, the one that claims it (:func:`_claimed`)."""
+    return _scheme_of(location, backend) or (_claimed(location) if backend is None else None)
 
 
 def _claimed(location: str) -> _Scheme | None:
@@ -420,8 +420,7 @@ def shown(location: str, backend: str | None = None) -> str:
     """``location`` as output and messages show it: a URL or connection string without its password."""
     name, found, _ = location.partition("://")
     scheme = _SCHEMES.get(name.lower()) if found else None
-    if scheme is None and backend is not None:
-        scheme = next((s for s in _SCHEMES.values() if s.kind == backend), None)
+    scheme = scheme or _of_kind(backend)
     if scheme is not None:
         return scheme.show(location)
     for each in _SCHEMES.values():  # a connection string, or a mistyped one, hides its password too
@@ -439,7 +438,7 @@ def resolve(
 ) -> Source:
     """The source at ``path`` (``backend`` forces its kind). ``session_id`` names a header-less
     event list's session; ``schema`` the schema of a database location."""
-    scheme = _scheme_of(path, backend) or (_claimed(path) if backend is None else None)
+    scheme = _scheme_for(path, backend)
     if scheme is not None:
         return scheme.source(path, schema)
     _no_schema(path, schema)
@@ -500,7 +499,7 @@ def open_target(path: str, backend: str | None = None, *, schema: str | None = N
     path is a SQLite database when it ends in ``.db``, ``.sqlite`` or
     ``.sqlite3`` (or ``backend`` says so), else a JSONL root.
     """
-    scheme = _scheme_of(path, backend) or (_claimed(path) if backend is None else None)
+    scheme = _scheme_for(path, backend)
     if scheme is not None:
         return Target(scheme.target(path, schema), scheme.kind)
     _no_schema(path, schema)
@@ -512,12 +511,12 @@ def target_is_new(path: str, backend: str | None = None, *, schema: str | None =
     """Whether nothing is at the write target ``path`` yet, found without creating anything: no
     file or directory of that name, or a location of a registered scheme that is no store (a
     PostgreSQL schema that does not exist). :func:`open_target` would create it."""
-    scheme = _scheme_of(path, backend) or (_claimed(path) if backend is None else None)
+    scheme = _scheme_for(path, backend)
     if scheme is None:
         return not os.path.lexists(path)
     source = scheme.source(path, schema)
     try:
-        return not source.entries() and source.not_a_store() is not None
+        return _not_a_store(source) is not None
     finally:
         source.close()
 
@@ -526,7 +525,7 @@ def remove_new_target(path: str, backend: str | None = None) -> None:
     """Remove what a write created at the file target ``path``, which did not exist before: the
     JSONL root, or the SQLite database with its journal files. A location of a registered scheme
     is left as it is (a PostgreSQL schema is not dropped)."""
-    if _scheme_of(path, backend) or (_claimed(path) if backend is None else None):
+    if _scheme_for(path, backend):
         return
     if os.path.isdir(path) and not os.path.islink(path):
         shutil.rmtree(path, ignore_errors=True)

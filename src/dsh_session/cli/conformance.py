@@ -36,13 +36,16 @@ def _suite_path(path: str | None) -> Path:
     raise click.UsageError("no conformance suite found here or above; give --suite DIR")
 
 
-@conformance.command("run")
-@click.option(
+_suite_option = click.option(
     "--suite",
     "suite_dir",
     type=click.Path(file_okay=False),
     help="The suite directory (default: conformance/ here or above, or the source tree's).",
 )
+
+
+@conformance.command("run")
+@_suite_option
 @click.option(
     "--adapter", "command", help='An adapter program, e.g. "node adapter.js" (default: in process).'
 )
@@ -127,12 +130,7 @@ def run(
 
 
 @conformance.command("generate")
-@click.option(
-    "--suite",
-    "suite_dir",
-    type=click.Path(file_okay=False),
-    help="The suite directory (default: conformance/ here or above, or the source tree's).",
-)
+@_suite_option
 @click.option("--check", is_flag=True, help="Only report files that differ from what would be written.")
 @click.option("--json", "as_json", is_flag=True, help="Print a one-line JSON summary.")
 @no_color_option

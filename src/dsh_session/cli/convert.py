@@ -90,7 +90,11 @@ class ReadOnlySource:
         return StoredSession(snap.header, snap.log(repaired=close_turn))
 
     def list(self) -> tuple[SessionHeader, ...]:
-        return tuple(self.source.read(session_id).header for session_id in self.source.ids())
+        return tuple(
+            self.source.read(entry.id).header
+            for entry in self.source.entries()
+            if entry.error is None and entry.id is not None
+        )
 
     def close(self) -> None:
         self._kept = None
@@ -202,7 +206,7 @@ def _check_free(target: SessionBackend, ids: list[str], dst: str) -> None:
     present = sorted({header.id for header in target.list()}.intersection(ids))
     if not present:
         return
-    named = ", ".join(map(repr, present[:5])) + (f" and {len(present) - 5} more" if len(present) > 5 else "")
+    named = _first_few(list(map(repr, present)))
     fail(
         f"{dst} already holds {len(present)} of the {len(ids)} session(s) to copy ({named}); nothing "
         "was copied: name only the others with --id, or copy into another store",
@@ -228,11 +232,15 @@ def _progress(out: Output, *, disable: bool) -> Progress:
 def _midway(error: DshSessionError, written: list[str], dst: str) -> CliError:
     """The error of a copy that failed after it started, saying what is in DST already."""
     if written:
-        shown = ", ".join(written[:5]) + (f" and {len(written) - 5} more" if len(written) > 5 else "")
-        done = f"already written to {dst}: {len(written)} session(s) ({shown})"
+        done = f"already written to {dst}: {len(written)} session(s) ({_first_few(written)})"
     else:
         done = f"no session was written to {dst} before it"
     return CliError(f"{error.message} -- {done}", code=error.code, status=exit_status(error))
+
+
+def _first_few(names: list[str]) -> str:
+    """The first five of ``names``, and how many more there are."""
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
 def _document(

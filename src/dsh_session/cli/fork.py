@@ -130,7 +130,7 @@ def fork(
         "child": child.id,
         "boundary": boundary,
         "seedLength": child.header.seed_length,
-        "store": shown(target, to_backend) if target is not None else shown(path, backend),
+        "store": where,
         "header": child.header.to_json(),
     }
     out = output(no_color)
