@@ -13,7 +13,9 @@ operation ``OP``, misbehaves as ``MODE`` says:
 - ``hang``: never answers;
 - ``garbage``: writes a line that is not JSON;
 - ``wrong-id``: answers with another request id;
-- ``chatter``: writes a stray line before the reply.
+- ``chatter``: writes a stray line before the reply;
+- ``protocol`` (``OP`` ``hello``): answers hello with protocol 99;
+- ``no-files``: answers ``null`` for ``OP`` (operations separated by commas) without carrying it out.
 """
 
 from __future__ import annotations
@@ -39,13 +41,16 @@ def main() -> None:
         reply: dict[str, Any]
         if op == "hello":
             implementation = {"name": "sabotage", "version": mode, "language": "python"}
-            reply = {"ok": {"protocol": PROTOCOL_VERSION, "implementation": implementation}}
+            protocol = 99 if mode == "protocol" else PROTOCOL_VERSION
+            reply = {"ok": {"protocol": protocol, "implementation": implementation}}
         elif op in ("reset", "bye"):
             library.reset()
             held = None
             reply = {"ok": None}
         elif held is not None:
             reply, held = {"error": held}, None
+        elif mode == "no-files" and op in target.split(","):
+            reply = {"ok": None}
         else:
             answer = reply_for(library, op, args)
             if answer.kind == "ok":

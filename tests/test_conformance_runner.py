@@ -13,12 +13,13 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from click.testing import CliRunner
 
 from dsh_session.cli import main
-from dsh_session.conformance.adapter import InProcessAdapter, SubprocessAdapter
+from dsh_session.conformance.adapter import AdapterUnavailable, InProcessAdapter, SubprocessAdapter
 from dsh_session.conformance.cases import Case, Suite, load_suite
 from dsh_session.conformance.python_adapter import LibraryAdapter
 from dsh_session.conformance.runner import Runner, load_skips, select
@@ -126,11 +127,76 @@ def test_a_hanging_adapter_times_out_and_the_run_goes_on(suite: Suite) -> None:
     assert "timeout" in report.outcomes[0].message
 
 
-def test_an_adapter_that_cannot_start_is_reported_for_every_case(suite: Suite) -> None:
+def test_an_adapter_program_that_cannot_start_stops_the_run_once(suite: Suite) -> None:
     adapter = SubprocessAdapter([str(ROOT / "no-such-adapter")])
-    report = Runner(adapter, suite.artifacts, workdir=WORKDIR).run(suite, suite.cases[:5])
-    assert [o.status for o in report.outcomes] == ["error"] * 5
-    assert "cannot start" in report.outcomes[0].message
+    with pytest.raises(AdapterUnavailable, match=r"cannot start the adapter .*no-such-adapter"):
+        Runner(adapter, suite.artifacts, workdir=WORKDIR).run(suite, suite.cases[:5])
+    result = CliRunner().invoke(
+        main, ["conformance", "run", "--suite", str(SUITE_DIR), "--adapter", str(ROOT / "no-such-adapter")]
+    )
+    assert result.exit_code == 2
+    assert result.output.startswith("dsh-session: error: cannot start the adapter ")
+    assert result.output.count("\n") == 1 and "no case was run" in result.output
+
+
+def test_an_adapter_of_another_protocol_stops_the_run_once(suite: Suite) -> None:
+    adapter = SubprocessAdapter([sys.executable, str(SABOTAGE), "protocol", "hello"])
+    with pytest.raises(AdapterUnavailable, match="speaks protocol 99"):
+        Runner(adapter, suite.artifacts, workdir=WORKDIR).run(suite, suite.cases[:3])
+
+
+def test_a_runner_step_on_files_the_implementation_did_not_leave_is_a_failure(suite: Suite) -> None:
+    """``runner.read`` of a file the adapter should have written: the implementation's fault."""
+    case = next(c for c in suite.cases if c.id == "persistence.jsonl-bytes")
+    ops = [step.op for step in case.steps]
+    assert ops[:4] == ["persist.open", "persist.create", "persist.append", "runner.read"]
+    adapter = SubprocessAdapter([sys.executable, str(SABOTAGE), "no-files", "persist.create,persist.append"])
+    outcome = Runner(adapter, suite.artifacts, workdir=WORKDIR).run(suite, [case]).outcomes[0]
+    assert (outcome.status, outcome.step) == ("fail", 3), outcome
+    assert "runner.read failed" in outcome.message and "the files the implementation left" in outcome.message
+
+
+def test_per_case_timings_and_the_junit_report(tmp_path: Path, suite: Suite) -> None:
+    junit = tmp_path / "out" / "report.xml"
+    junit.parent.mkdir()
+    sabotage = f"{sys.executable} {SABOTAGE} value session.surface"
+    result = CliRunner().invoke(
+        main,
+        ["conformance", "run", "--suite", str(SUITE_DIR), "--adapter", sabotage, "--area", "surface",
+         "--json", "--junit", str(junit)],
+    )
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.output)
+    cases = report["cases"]
+    assert all(type(c["seconds"]) is float and c["seconds"] >= 0 for c in cases)
+    assert sum(c["seconds"] for c in cases) <= report["seconds"] + 0.01
+    tree = ElementTree.parse(junit).getroot()
+    assert tree.tag == "testsuites"
+    testcases = tree.findall("./testsuite/testcase")
+    assert [(c.get("classname"), c.get("name")) for c in testcases] == [("surface", c["id"]) for c in cases]
+    failed = {c["id"] for c in cases if c["status"] == "fail"}
+    assert failed and failed != {c["id"] for c in cases}
+    assert {c.get("name") for c in testcases if c.find("failure") is not None} == failed
+    assert int(tree.get("failures", "-1")) == len(failed) and int(tree.get("tests", "-1")) == len(cases)
+    assert all(float(c.get("time", "-1")) >= 0 for c in testcases)
+
+
+def test_the_work_directory_is_made_when_missing(tmp_path: Path) -> None:
+    workdir = tmp_path / "not" / "yet"
+    result = CliRunner().invoke(
+        main, ["conformance", "run", "--suite", str(SUITE_DIR), "--area", "store", "--workdir", str(workdir)]
+    )
+    assert result.exit_code == 0, result.output
+    assert workdir.is_dir() and not any(workdir.iterdir())  # made, and left clean
+
+
+def test_generate_with_a_folder_that_is_not_a_suite_is_a_one_line_user_error(tmp_path: Path) -> None:
+    for folder in (tmp_path / "missing", tmp_path):
+        result = CliRunner().invoke(main, ["conformance", "generate", "--suite", str(folder)])
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith("dsh-session: error: ") and result.output.count("\n") == 1
+        assert "not a conformance suite" in result.output
+    assert not any(tmp_path.iterdir())
 
 
 def _small_suite(tmp_path: Path, suite: Suite, count: int = 4) -> Path:

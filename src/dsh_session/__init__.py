@@ -4,6 +4,9 @@ The fast, mutable-inside implementation. Its observable behaviour is that of
 the executable specification in :mod:`dsh_spec`, errors included.
 """
 
+#: The version of this distribution (pyproject.toml reads it from here).
+__version__ = "0.1.0"
+
 from dsh_session._frozen import FrozenDict, FrozenList, thaw
 from dsh_session.errors import (
     Code,
@@ -213,3 +216,4 @@ __all__ += [
     "check_loop_request",
     "check_status_transitions",
 ]
+__all__ += ["__version__"]

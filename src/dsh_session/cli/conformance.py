@@ -23,14 +23,16 @@ def conformance() -> None:
 
 
 def _suite_path(path: str | None) -> Path:
-    """``--suite``, else ``conformance/`` here or in a directory above, else the suite of the
-    source tree this package runs from (a clone, installed editable)."""
+    """``--suite``, else ``conformance/`` here or in a directory above, else the suite installed
+    with this package (``dsh_session/_suite``), else the suite of the source tree this package
+    runs from (a clone, installed editable)."""
     if path is not None:
         return Path(path)
     here = Path.cwd()
-    source_tree = Path(__file__).resolve().parents[3]
-    for base in (here, *here.parents, source_tree):
-        candidate = base / _DEFAULT_SUITE
+    package = Path(__file__).resolve().parents[1]
+    candidates = [base / _DEFAULT_SUITE for base in (here, *here.parents)]
+    candidates += [package / "_suite", package.parents[1] / _DEFAULT_SUITE]
+    for candidate in candidates:
         if (candidate / "VERSION").is_file():
             return candidate
     raise click.UsageError("no conformance suite found here or above; give --suite DIR")
@@ -68,6 +70,12 @@ _suite_option = click.option(
 @click.option("--area", "areas", multiple=True, help="Run only cases of this area (repeatable).")
 @click.option("--timeout", default=10.0, show_default=True, help="Seconds allowed for one case.")
 @click.option("--json", "as_json", is_flag=True, help="Print the machine-readable report.")
+@click.option(
+    "--junit",
+    "junit_file",
+    type=click.Path(dir_okay=False),
+    help="Also write the report as JUnit XML to this file (for CI systems).",
+)
 @click.option("--verbose", "-v", is_flag=True, help="List every case, not only the ones that did not pass.")
 @click.option("--workdir", type=click.Path(file_okay=False), help="Where each case's temporary files go.")
 @no_color_option
@@ -81,6 +89,7 @@ def run(
     areas: tuple[str, ...],
     timeout: float,
     as_json: bool,
+    junit_file: str | None,
     verbose: bool,
     workdir: str | None,
     no_color: bool,
@@ -90,9 +99,14 @@ def run(
     The exit status is 0 when every case of the claimed profile passes (or is
     skipped by the skip file), 1 otherwise, 2 for a usage error.
     """
-    from dsh_session.conformance.adapter import Adapter, InProcessAdapter, SubprocessAdapter
+    from dsh_session.conformance.adapter import (
+        Adapter,
+        AdapterUnavailable,
+        InProcessAdapter,
+        SubprocessAdapter,
+    )
     from dsh_session.conformance.cases import AREAS, SuiteError, load_suite
-    from dsh_session.conformance.report import print_report
+    from dsh_session.conformance.report import junit_xml, print_report
     from dsh_session.conformance.runner import Runner, SkipFileError, load_skips, select, select_errors
 
     root = _suite_path(suite_dir)
@@ -120,8 +134,21 @@ def run(
     if not cases and not errors:
         wanted = " ".join([*(f"--id {i}" for i in ids), *(f"--area {a}" for a in areas)])
         fail(f"no case of {root} matches {wanted or 'the suite'} in profile {profile}: nothing to run")
+    if workdir is not None:
+        try:
+            Path(workdir).mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            fail(f"cannot make the work directory {workdir}: {error.strerror or error}")
     runner = Runner(adapter, suite.artifacts, timeout=timeout, workdir=workdir)
-    report = runner.run(suite, cases, profile, skips, errors=errors)
+    try:
+        report = runner.run(suite, cases, profile, skips, errors=errors)
+    except AdapterUnavailable as error:
+        fail(f"{error}; no case was run")
+    if junit_file is not None:
+        try:
+            Path(junit_file).write_text(junit_xml(report), "utf-8")
+        except OSError as error:
+            fail(f"cannot write the JUnit report {junit_file}: {error.strerror or error}")
     if as_json:
         click.echo(_one_line(report.to_json()))
     else:
@@ -141,10 +168,15 @@ def generate(suite_dir: str | None, check: bool, as_json: bool, no_color: bool) 
     files that differ (``--check``; ``written`` is null) or the files written or
     removed (``stale`` is null).
     """
+    from dsh_session.conformance.cases import SuiteError, read_version
     from dsh_session.conformance.fixtures import FixtureError
     from dsh_session.conformance.generate import GenerationError, generate_suite, stale_files, write_suite
 
     root = _suite_path(suite_dir)
+    try:
+        read_version(root)  # a suite to regenerate: its VERSION, and the artifacts beside it
+    except SuiteError as error:
+        fail(str(error))
     try:
         made = generate_suite(root)
     except (GenerationError, FixtureError) as error:

@@ -94,6 +94,11 @@ class Reply:
     message: str = ""
 
 
+class AdapterUnavailable(Exception):
+    """The adapter cannot be used at all: its program cannot be started, or it speaks another
+    protocol. The run stops at once (one message, not one failure per case)."""
+
+
 class AdapterFailure(Exception):
     """The adapter did not answer properly: ``kind`` is ``crash``, ``timeout`` or ``protocol``."""
 
@@ -193,8 +198,10 @@ class SubprocessAdapter:
             raise AdapterFailure("protocol", f"hello was not answered with a value: {reply}")
         value = reply.value
         if value.get("protocol") != PROTOCOL_VERSION:
-            raise AdapterFailure(
-                "protocol", f"the adapter speaks protocol {value.get('protocol')!r}, not {PROTOCOL_VERSION}"
+            self._stop(kill=True)
+            raise AdapterUnavailable(
+                f"the adapter {shlex.join(self.argv)} speaks protocol {value.get('protocol')!r}; "
+                f"this runner speaks protocol {PROTOCOL_VERSION}"
             )
         implementation = value.get("implementation")
         if type(implementation) is not dict:
@@ -213,7 +220,10 @@ class SubprocessAdapter:
                 cwd=self.cwd,
             )
         except OSError as error:
-            raise AdapterFailure("crash", f"cannot start the adapter {self.argv!r}: {error}") from None
+            self._stderr.close()
+            self._stderr = None
+            reason = error.strerror or str(error)
+            raise AdapterUnavailable(f"cannot start the adapter {shlex.join(self.argv)}: {reason}") from None
         self._lines = queue.Queue()
         stdout = self._process.stdout
         assert stdout is not None

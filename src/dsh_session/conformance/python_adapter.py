@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import dsh_session
@@ -97,7 +96,7 @@ class LibraryAdapter:
         self.reset()
 
     def describe(self) -> dict[str, Any]:
-        return {"name": "dsh-session", "version": _version(), "language": "python"}
+        return {"name": "dsh-session", "version": dsh_session.__version__, "language": "python"}
 
     def reset(self) -> None:
         self.clock = _Clock()
@@ -370,19 +369,6 @@ class LibraryAdapter:
     def op_request_check(self, args: dict[str, Any]) -> None:
         session = self._session(args)
         check_loop_request(session.events, args["request"], session_id=session.id)
-
-
-_VERSION: list[str] = []
-
-
-def _version() -> str:
-    """The installed version of dsh-session (looked up once: the lookup scans every distribution)."""
-    if not _VERSION:
-        try:
-            _VERSION.append(version("dsh-session"))
-        except PackageNotFoundError:  # pragma: no cover - running from a source tree
-            _VERSION.append("unknown")
-    return _VERSION[0]
 
 
 def _int(value: Any, what: str) -> int:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.console import Console
 from rich.table import Table
 
-from dsh_session.conformance.runner import OUTCOMES, Report
+from dsh_session.conformance.runner import OUTCOMES, Outcome, Report
 
 _STYLE = {
     "pass": "green",
@@ -49,3 +51,67 @@ def print_report(report: Report, *, verbose: bool = False, console: Console | No
     summary = ", ".join(f"{count} {status}" for status, count in totals.items() if count)
     verdict = "[green]PASSED[/green]" if report.passed else "[red]FAILED[/red]"
     out.print(f"{verdict} {len(report.outcomes)} cases: {summary} ({report.seconds:.1f} s)")
+
+
+#: How each outcome shows in JUnit XML: a failure, an error, skipped, or (None) a plain pass.
+_JUNIT = {
+    "pass": None,
+    "fail": "failure",
+    "fixed": "failure",
+    "unsupported": "failure",
+    "error": "error",
+    "skip": "skipped",
+}
+
+
+def junit_xml(report: Report) -> str:
+    """The report as JUnit XML, for CI systems: one ``testsuite`` per area, one ``testcase`` per
+    case (``classname`` the area, ``name`` the id, ``time`` in seconds). ``fail``, ``fixed`` and
+    ``unsupported`` are failures (they break the claimed profile), ``error`` an error, ``skip``
+    skipped; the message says which outcome it was."""
+    from xml.etree import ElementTree as ET
+
+    implementation = report.implementation
+    root = ET.Element(
+        "testsuites",
+        name=_xml_safe(
+            f"dsh-session conformance {report.suite_version}: {implementation.get('name', '?')} "
+            f"{implementation.get('version', '')}, profile {report.profile}"
+        ),
+    )
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    groups: dict[str, list[Outcome]] = {}
+    for outcome in report.outcomes:
+        groups.setdefault(outcome.area, []).append(outcome)
+    for area, outcomes in sorted(groups.items()):
+        suite = ET.SubElement(root, "testsuite", name=area)
+        counts = {"tests": len(outcomes), "failures": 0, "errors": 0, "skipped": 0}
+        for outcome in outcomes:
+            case = ET.SubElement(
+                suite, "testcase", classname=area, name=outcome.id, time=f"{outcome.seconds:.4f}"
+            )
+            kind = _JUNIT.get(outcome.status, "skipped")
+            if kind is None:
+                continue
+            counts["failures" if kind == "failure" else "errors" if kind == "error" else "skipped"] += 1
+            text = outcome.message + (f" (skipped because: {outcome.reason})" if outcome.reason else "")
+            message = _xml_safe(f"{outcome.status}: {text}".strip())
+            ET.SubElement(case, kind, type=outcome.status, message=message)
+        suite.set("time", f"{sum(o.seconds for o in outcomes):.4f}")
+        for key, value in counts.items():
+            suite.set(key, str(value))
+            totals[key] += value
+    for key, value in totals.items():
+        root.set(key, str(value))
+    root.set("time", f"{report.seconds:.3f}")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_safe(text: str) -> str:
+    """``text`` with the characters XML 1.0 cannot hold (control characters, lone surrogates)
+    written as ``\\uXXXX``."""
+    return _NOT_XML.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
