@@ -42,7 +42,8 @@ def main() -> None:
         if op == "hello":
             implementation = {"name": "sabotage", "version": mode, "language": "python"}
             protocol = 99 if mode == "protocol" else PROTOCOL_VERSION
-            reply = {"ok": {"protocol": protocol, "implementation": implementation}}
+            hello = {"protocol": protocol, "implementation": implementation, "dialect": library.dialect}
+            reply = {"ok": {**hello, "features": sorted(library.features)}}
         elif op in ("reset", "bye"):
             library.reset()
             held = None

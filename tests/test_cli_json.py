@@ -68,7 +68,7 @@ def test_conformance_generate_json(check: bool, tmp_path: Path, monkeypatch: pyt
     monkeypatch.setattr(generate_module, "generate_suite", lambda root, workdir=None: made)
     monkeypatch.setattr(generate_module, "stale_files", lambda root, generated: ["cases/a/x.json"])
     monkeypatch.setattr(generate_module, "write_suite", lambda root, generated: ["cases/a/y.json"])
-    (tmp_path / "VERSION").write_text("1.2.0\n", "utf-8")  # a suite, as far as the command checks
+    (tmp_path / "VERSION").write_text("2.0.0\n", "utf-8")  # a suite, as far as the command checks
     ran = run("conformance", "generate", "--suite", str(tmp_path), *(["--check"] if check else []), "--json")
     assert ran.status == (1 if check else 0)
     assert one_line(ran.stdout) == {

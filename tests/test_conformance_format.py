@@ -56,6 +56,8 @@ def _case(**changes: Any) -> dict[str, Any]:
         "spec": ["dsh_spec.surface.step"],
         "profile": "core",
         "area": "surface",
+        "dialect": "every",
+        "features": [],
         "steps": [
             {"op": "session.new", "args": {"id": "s"}, "expect": {"ok": None}},
             {"op": "session.surface", "args": {}, "expect": {"ok": []}},
@@ -97,6 +99,10 @@ def _steps(*expects: dict[str, Any]) -> list[dict[str, Any]]:
         ({"steps": _steps({"ok": {"$nonjson": "huge"}})}, "unknown $nonjson kind"),
         ({"steps": _steps({"ok": 1, "error": "OPEN_TURN"})}, "expect is"),
         ({"extra": 1}, "unknown key"),
+        ({"dialect": "611615650f"}, "dialect must be one of"),
+        ({"features": ["backend.floppy"]}, "known features"),
+        ({"features": ["copy", "backend.jsonl"]}, "sorted"),
+        ({"features": "copy"}, "known features"),
     ],
 )
 def test_malformed_cases_are_refused(changes: dict[str, Any], problem: str) -> None:

@@ -294,7 +294,7 @@ def test_the_command_line_exit_status_follows_the_claimed_profile(tmp_path: Path
     assert result.output.count("\n") == 1  # one line, as every --json
     report = json.loads(result.output)
     assert report["passed"] is True and report["profile"] == "core"
-    assert set(report["summary"]["by_profile"]) == {"core"}
+    assert set(report["summary"]["byProfile"]) == {"core"}
     assert report["summary"]["total"] == len(select(suite.cases, "core", areas=["store", "fork"])) > 30
     sabotage = f"{sys.executable} {SABOTAGE} value session.surface"
     result = runner.invoke(

@@ -202,3 +202,70 @@ def test_the_overview_counts_are_the_suites(suite: Suite) -> None:
     assert table == counted
     assert f"{len(suite.cases)} cases in suite version {suite.version}" in text
     assert suite.version == SUITE_VERSION
+
+
+def _resolves(ref: str) -> bool:
+    """Whether a case's ``spec`` reference names something in the repository: a ``dsh_spec`` or
+    ``dsh_session`` name that imports, or a document of docs/ with the section, heading, code or
+    phrase it names."""
+    import importlib
+
+    if ref.startswith(("dsh_spec", "dsh_session")):
+        parts = ref.split(".")
+        for cut in range(len(parts), 0, -1):
+            try:
+                found: Any = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            for name in parts[cut:]:
+                if not hasattr(found, name):
+                    return False
+                found = getattr(found, name)
+            return True
+        return False
+    document, _, rest = ref.partition(" ")
+    path = ROOT / document
+    if not document.startswith("docs/") or not path.is_file():
+        return False
+    text = path.read_text("utf-8")
+    if not rest:
+        return True
+    if rest.startswith("§"):
+        label = rest[1:].split(" ")[0]
+        labels = {label, label.split(".")[0]}
+        return any(re.search(rf"^#+ {re.escape(each)}\b", text, re.MULTILINE) for each in labels)
+    if rest.startswith("("):
+        return rest.strip("()").lower() in text.lower()
+    token = rest.split(" ")[0]
+    return re.search(rf"^#+ {re.escape(token)}[. ]", text, re.MULTILINE) is not None or rest in text
+
+
+def test_every_spec_reference_resolves_to_the_repository(suite: Suite) -> None:
+    unresolved = sorted({ref for case in suite.cases for ref in case.spec if not _resolves(ref)})
+    assert unresolved == []
+
+
+def test_the_reference_check_refuses_what_is_not_there() -> None:
+    for ref in ("core.md §5.4", "docs/dialect-3fe196a751.md §C99", "docs/deviations.md D99",
+                "docs/errors.md NOT_A_CODE_ANYWHERE", "dsh_spec.surface.no_such_function", "docs/nope.md"):
+        assert not _resolves(ref), ref
+    for ref in ("docs/dialect-3fe196a751.md §C5.4", "docs/dialect-3fe196a751.md §I3.3 I10a",
+                "docs/deviations.md D-S1", "docs/errors.md OPEN_TURN", "dsh_spec.surface.fold_surface"):
+        assert _resolves(ref), ref
+
+
+def test_dialect_and_features_are_what_the_steps_say(suite: Suite) -> None:
+    """Spot checks of the classification against facts of the cases themselves."""
+    by_id = {case.id: case for case in suite.cases}
+    for case in suite.cases:
+        ops = {step.op for step in case.steps}
+        if ops & {"session.messages", "request.check"} or any(op.startswith("persist.") for op in ops):
+            assert case.dialect == "3fe196a751", case.id
+        kinds = {step.args.get("kind") for step in case.steps if step.op == "persist.open"}
+        assert {f"backend.{kind}" for kind in kinds} <= set(case.features), case.id
+        if any(op.startswith("coord.") for op in ops):
+            assert "coordinator" in case.features, case.id
+    # Appends to an unseeded session and surface reads: every dialect; the same after a seed: pinned.
+    assert (by_id["surface.append-links"].dialect, by_id["surface.append-links"].features) == ("every", ())
+    assert by_id["surface.replace-single-node"].dialect == "3fe196a751"
+    assert by_id["fork.unknown-source"].dialect == "every"

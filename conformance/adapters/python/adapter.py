@@ -21,7 +21,7 @@ import sys
 from dsh_session.conformance.adapter import reply_for
 from dsh_session.conformance.python_adapter import LibraryAdapter
 
-PROTOCOL = 1
+PROTOCOL = 2
 
 
 def main() -> None:
@@ -32,7 +32,14 @@ def main() -> None:
         request = json.loads(line)
         request_id, op, args = request["id"], request["op"], request.get("args", {})
         if op == "hello":
-            reply = {"ok": {"protocol": PROTOCOL, "implementation": library.describe()}}
+            # Say what it is, which dialect of the original it has and which optional features.
+            hello = {
+                "protocol": PROTOCOL,
+                "implementation": library.describe(),
+                "dialect": library.dialect,
+                "features": sorted(library.features),
+            }
+            reply = {"ok": hello}
         elif op == "reset":
             library.reset()  # forget every session, store and backend
             reply = {"ok": None}

@@ -50,6 +50,10 @@ class Handler(Protocol):
     error of the implementation and :class:`Unsupported` for what it cannot do.
     """
 
+    #: The dialect of the original it has (``protocol.DIALECT``, or a later one) and its features.
+    dialect: str
+    features: frozenset[str]
+
     def describe(self) -> dict[str, Any]:
         """``{name, version, language}``."""
         ...
@@ -84,6 +88,15 @@ def named(table: Mapping[str, _T], args: Mapping[str, Any], kind: str, default: 
 
 
 @dataclass(frozen=True)
+class Hello:
+    """What an adapter said of itself: the implementation, its dialect, its features."""
+
+    implementation: dict[str, Any]
+    dialect: str
+    features: frozenset[str]
+
+
+@dataclass(frozen=True)
 class Reply:
     """One answer: ``kind`` is ``"ok"`` (``value``), ``"error"`` (``code``, ``message``) or
     ``"unsupported"`` (``message``)."""
@@ -112,8 +125,8 @@ class AdapterFailure(Exception):
 class Adapter(Protocol):
     """What the runner drives."""
 
-    def start(self, timeout: float) -> dict[str, Any]:
-        """Start (if needed) and shake hands; returns the implementation's description."""
+    def start(self, timeout: float) -> Hello:
+        """Start (if needed) and shake hands; returns what the adapter says of itself."""
         ...
 
     def call(self, op: str, args: dict[str, Any], deadline: float) -> Reply: ...
@@ -146,11 +159,12 @@ class InProcessAdapter:
 
     def __init__(self, handler: Handler) -> None:
         self.handler = handler
-        self._described: dict[str, Any] | None = None
+        self._described: Hello | None = None
 
-    def start(self, timeout: float) -> dict[str, Any]:
+    def start(self, timeout: float) -> Hello:
         if self._described is None:
-            self._described = self.handler.describe()
+            handler = self.handler
+            self._described = Hello(handler.describe(), handler.dialect, handler.features)
         return self._described
 
     def call(self, op: str, args: dict[str, Any], deadline: float) -> Reply:
@@ -185,11 +199,11 @@ class SubprocessAdapter:
         self._lines: queue.Queue[object] = queue.Queue()
         self._stderr: IO[bytes] | None = None
         self._next_id = 0
-        self._implementation: dict[str, Any] | None = None
+        self._implementation: Hello | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    def start(self, timeout: float) -> dict[str, Any]:
+    def start(self, timeout: float) -> Hello:
         if self._process is not None and self._implementation is not None:
             return self._implementation
         self._spawn()
@@ -203,11 +217,15 @@ class SubprocessAdapter:
                 f"the adapter {shlex.join(self.argv)} speaks protocol {value.get('protocol')!r}; "
                 f"this runner speaks protocol {PROTOCOL_VERSION}"
             )
-        implementation = value.get("implementation")
+        implementation, dialect, features = (value.get(k) for k in ("implementation", "dialect", "features"))
         if type(implementation) is not dict:
             raise AdapterFailure("protocol", "hello must name the implementation: {name, version, language}")
-        self._implementation = implementation
-        return implementation
+        if type(dialect) is not str or not dialect:
+            raise AdapterFailure("protocol", "hello must name the dialect of the original it follows")
+        if type(features) is not list or not all(type(f) is str for f in features):
+            raise AdapterFailure("protocol", "hello must list the features it has: [string]")
+        self._implementation = Hello(implementation, dialect, frozenset(features))
+        return self._implementation
 
     def _spawn(self) -> None:
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed by _stop

@@ -6,9 +6,11 @@ A suite is a directory with ``VERSION`` (semver), ``cases/<area>/<id>.json``
 
     {"id": "surface.replace-single-node",        stable, unique; the file's name
      "description": "one line",
-     "spec": ["dsh_spec.surface.step", "core.md §5.4"],
+     "spec": ["dsh_spec.surface.step", "docs/dialect-3fe196a751.md §C5.4"],
      "profile": "core" | "strict",
      "area": "surface",                            the directory it sits in
+     "dialect": "3fe196a751" | "every",            the original's dialect it pins, or every one
+     "features": ["backend.jsonl", ...],           what an adapter must declare for it to apply
      "steps": [{"op": ..., "args": {...}, "expect": EXPECT}, ...]}
 
 and ``EXPECT`` is ``{"ok": value}`` (the step returns ``value``) or
@@ -34,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from dsh_session.conformance.protocol import CASE_OPS, nonjson_kind
+from dsh_session.conformance.protocol import CASE_OPS, DIALECT, EVERY_DIALECT, FEATURES, nonjson_kind
 from dsh_spec.codes import Code
 
 #: The two profiles. ``core``: what the TypeScript reference does too; ``strict``: our stricter rules.
@@ -61,15 +63,18 @@ AREAS: Final = (
 )
 
 #: The major version of the case format this code reads.
-FORMAT_MAJOR: Final = 1
+FORMAT_MAJOR: Final = 2
 
 #: The version of the suite this code generates (``conformance/VERSION``).
-SUITE_VERSION: Final = "1.2.0"
+SUITE_VERSION: Final = "2.0.0"
+
+#: The dialects a case may name.
+DIALECTS: Final = (DIALECT, EVERY_DIALECT)
 
 ID_PATTERN: Final = re.compile(r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$")
 _CODES = frozenset(code.value for code in Code)
 _EXACT = 2**53
-_CASE_KEYS = ("id", "description", "spec", "profile", "area", "steps")
+_CASE_KEYS = ("id", "description", "spec", "profile", "area", "dialect", "features", "steps")
 
 
 class CaseError(Exception):
@@ -117,6 +122,8 @@ class Case:
     profile: str
     area: str
     steps: tuple[Step, ...]
+    dialect: str = DIALECT
+    features: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -125,6 +132,8 @@ class Case:
             "spec": list(self.spec),
             "profile": self.profile,
             "area": self.area,
+            "dialect": self.dialect,
+            "features": list(self.features),
             "steps": [step.to_json() for step in self.steps],
         }
 
@@ -228,13 +237,22 @@ def parse_case(raw: Any, where: str) -> Case:
         raise bad(f"area {raw['area']!r} is not one of {AREAS}")
     if not case_id.startswith(raw["area"] + "."):
         raise bad(f"id {case_id!r} must start with its area ({raw['area']}.)")
+    if raw["dialect"] not in DIALECTS:
+        raise bad(f"dialect must be one of {DIALECTS}")
+    features = raw["features"]
+    if type(features) is not list or any(f not in FEATURES for f in features):
+        raise bad(f"features must be a list of known features ({', '.join(FEATURES)})")
+    if features != sorted(set(features)):
+        raise bad("features must be sorted and without repeats")
     steps_raw = raw["steps"]
     if type(steps_raw) is not list or not steps_raw:
         raise bad("steps must be a non-empty list")
     steps = tuple(_parse_step(index, item, bad) for index, item in enumerate(steps_raw))
     _check_windows(steps, bad)
     _check_numbers(steps_raw, "$.steps", bad)
-    return Case(case_id, description, tuple(spec), raw["profile"], raw["area"], steps)
+    return Case(
+        case_id, description, tuple(spec), raw["profile"], raw["area"], steps, raw["dialect"], tuple(features)
+    )
 
 
 class _Complaint:
@@ -366,6 +384,17 @@ def case_schema() -> dict[str, Any]:
                 "description": "core: what the TypeScript reference does too; strict: our stricter rules.",
             },
             "area": {"enum": list(AREAS)},
+            "dialect": {
+                "enum": list(DIALECTS),
+                "description": f"The dialect of the original the case pins ({DIALECT}: the commit of "
+                "2026-07-10), or every: it holds in the later dialects too.",
+            },
+            "features": {
+                "type": "array",
+                "uniqueItems": True,
+                "items": {"enum": sorted(FEATURES)},
+                "description": "What an adapter must declare in hello for the case to apply to it.",
+            },
             "steps": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/step"}},
         },
         "$defs": {

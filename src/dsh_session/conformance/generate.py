@@ -21,6 +21,7 @@ from typing import Any
 
 from dsh_session.conformance.adapter import Reply, reply_for
 from dsh_session.conformance.cases import Case, Expect, Step, case_text, parse_case, schema_text
+from dsh_session.conformance.classify import dialect_of, features_of
 from dsh_session.conformance.compare import difference
 from dsh_session.conformance.protocol import RUNNER_OPS
 from dsh_session.conformance.scenario import Scenario
@@ -76,8 +77,18 @@ def build_case(scenario: Scenario, artifacts: Path, workdir: str | None = None) 
                         f"{where}: the scenario pins a value the spec does not give: {found}"
                     )
             steps.append(Step(act.op, act.args, Expect(value=value)))
+    made = tuple(steps)
+    dialect = dialect_of([(step.op, step.args, step.expect.code is None) for step in made])
+    features = features_of((step.op, step.args) for step in made)
     case = Case(
-        scenario.id, scenario.description, scenario.spec, scenario.profile, scenario.area, tuple(steps)
+        scenario.id,
+        scenario.description,
+        scenario.spec,
+        scenario.profile,
+        scenario.area,
+        made,
+        dialect,
+        features,
     )
     try:
         parse_case(case.to_json(), scenario.id)

@@ -10,9 +10,13 @@ is one line naming the same ``id`` and exactly one of
   error has none (reported as a failure);
 - ``{"id": n, "unsupported": reason}`` -- the implementation cannot do this.
 
-``hello`` opens the conversation (protocol version, implementation name,
-version and language), ``reset`` comes before every case (forget every
-session, store and backend), ``bye`` asks the adapter to exit.
+``hello`` opens the conversation: the adapter answers with the protocol
+version, the implementation's name, version and language, the **dialect** of
+the original whose behaviour it has (:data:`DIALECT`, or a later one) and the
+**features** it has (:data:`FEATURES`). A case pinned to another dialect, or
+needing a feature the adapter did not declare, is *not applicable* to it.
+``reset`` comes before every case (forget every session, store and backend),
+``bye`` asks the adapter to exit.
 
 Values in ``args`` are plain JSON except one placeholder: an object whose only
 key is ``"$nonjson"`` stands for a value no JSON text can spell, which the
@@ -33,7 +37,33 @@ import math
 from typing import Any, Final, NamedTuple
 
 #: The protocol version this runner speaks.
-PROTOCOL_VERSION: Final = 1
+PROTOCOL_VERSION: Final = 2
+
+#: The dialect of the TypeScript original the suite pins: its commit at 2026-07-10. A case names
+#: this dialect, or :data:`EVERY_DIALECT` when it holds for the original's later dialects too.
+DIALECT: Final = "3fe196a751"
+EVERY_DIALECT: Final = "every"
+
+#: What an implementation may have or lack. A case needing a feature the adapter does not declare
+#: in ``hello`` is not applicable to it (``not-applicable``, which does not fail a profile).
+FEATURES: Final = {
+    "backend.jsonl": "a JSONL store (persist.open kind jsonl)",
+    "backend.sqlite": "a SQLite store (persist.open kind sqlite)",
+    "backend.memory": "a store in memory (persist.open kind memory)",
+    "backend.postgres": "a PostgreSQL store (persist.open kind postgres)",
+    "copy": "copying sessions between stores and verifying copies (persist.copy, persist.verify)",
+    "coordinator": "a write coordinator keeping a store's sessions in a backend (coord.*)",
+    "coordinator.flush-policy": "a coordinator that writes by itself (coord.attach flushOn, maxPending)",
+    "coordinator.flushed": "how many of a session's events are durable (coord.flushed)",
+    "coordinator.refused": "the live sessions a coordinator could not bind (coord.refused)",
+    "coordinator.release": "releasing a session from its coordinator (coord.release)",
+    "store.remove": "detaching a live session from its store (store.remove)",
+    "store.observer-errors": "observer failures reported from appends (store.observer_errors)",
+    "header.writer": "the request-header writer (header.next_event)",
+    "tool-pairing.region": "whether a surface region may be collapsed (session.region_balanced)",
+    "agent-status": "checking an agent's announced statuses (agent.status)",
+    "request-check": "checking a loop-built request against its log (request.check)",
+}
 
 #: The placeholder key for values that JSON text cannot hold.
 NONJSON_KEY: Final = "$nonjson"
@@ -72,7 +102,11 @@ def _ops(*ops: Op) -> dict[str, Op]:
 #: milliseconds.
 OPS: Final = _ops(
     # -- control ----------------------------------------------------------------------------
-    Op("hello", "{protocol}", "{protocol, implementation: {name, version, language}}"),
+    Op(
+        "hello",
+        "{protocol}",
+        "{protocol, implementation: {name, version, language}, dialect, features: [feature]}",
+    ),
     Op("reset", "{}", "null"),
     Op("bye", "{}", "null (then exit)"),
     # -- a session --------------------------------------------------------------------------
@@ -149,7 +183,7 @@ OPS: Final = _ops(
     Op(
         "coord.attach",
         "{coordinator?, store?, backend?, flushOn?: [type], maxPending?: int | null}",
-        "null; persist the store's sessions in the backend (defaults: the library's)",
+        "null; persist the store's sessions in the backend (without flushOn/maxPending: only flushes write)",
     ),
     Op("coord.flush", "{coordinator?, session?}", "null, once every event of the session is durable"),
     Op("coord.flush_all", "{coordinator?}", "null"),

@@ -48,7 +48,7 @@ from dsh_session import (
     verify_copy,
 )
 from dsh_session.conformance.adapter import CodedError, Unsupported, named, op_method
-from dsh_session.conformance.protocol import decode_args
+from dsh_session.conformance.protocol import DIALECT, FEATURES, decode_args
 from dsh_session.errors import Code
 
 
@@ -91,6 +91,9 @@ class _StoreState:
 
 class LibraryAdapter:
     """The conformance handler for ``dsh_session`` (see :class:`~.adapter.Handler`)."""
+
+    dialect = DIALECT
+    features = frozenset(FEATURES)
 
     def __init__(self) -> None:
         self.reset()
@@ -324,12 +327,14 @@ class LibraryAdapter:
         return named(self.coordinators, args, "coordinator", "c")
 
     def op_coord_attach(self, args: dict[str, Any]) -> None:
-        options: dict[str, Any] = {}
-        if "flushOn" in args:
-            options["flush_on"] = args["flushOn"]
-        if "maxPending" in args:
-            options["max_pending"] = args["maxPending"]
-        coordinator = PersistenceCoordinator(self._store(args).store, self._backend(args), **options)
+        # Without flushOn / maxPending the protocol asks for explicit flushes only (the library's own
+        # defaults are a policy of ours, asked for by naming them).
+        coordinator = PersistenceCoordinator(
+            self._store(args).store,
+            self._backend(args),
+            flush_on=args.get("flushOn", ()),
+            max_pending=args.get("maxPending"),
+        )
         self.coordinators[args.get("coordinator", "c")] = coordinator
 
     def op_coord_flush(self, args: dict[str, Any]) -> None:

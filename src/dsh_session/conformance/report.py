@@ -7,7 +7,7 @@ import re
 from rich.console import Console
 from rich.table import Table
 
-from dsh_session.conformance.runner import OUTCOMES, Outcome, Report
+from dsh_session.conformance.runner import NOT_APPLICABLE, OUTCOMES, Outcome, Report
 
 _STYLE = {
     "pass": "green",
@@ -16,6 +16,7 @@ _STYLE = {
     "unsupported": "yellow",
     "skip": "cyan",
     "fixed": "magenta",
+    "not-applicable": "dim",
 }
 
 
@@ -29,7 +30,7 @@ def print_report(report: Report, *, verbose: bool = False, console: Console | No
         f"claimed profile [bold]{report.profile}[/bold]"
     )
     for outcome in report.outcomes:
-        if outcome.status == "pass" and not verbose:
+        if outcome.status in ("pass", NOT_APPLICABLE) and not verbose:
             continue
         style = _STYLE.get(outcome.status, "")
         out.print(f"[{style}]{outcome.status.upper():<11}[/{style}] {outcome.id}")
@@ -37,6 +38,8 @@ def print_report(report: Report, *, verbose: bool = False, console: Console | No
             out.print(f"            {outcome.message}", markup=False)
         if outcome.reason:
             out.print(f"            skipped because: {outcome.reason}", markup=False)
+    for reason, count in report.not_applicable().items():
+        out.print(f"[dim]NOT APPLICABLE {count} case(s): {reason}[/dim]", markup=True)
     for pattern in report.unused_skips:
         out.print(f"[yellow]the skip file lists {pattern!r}, which matches no case that ran[/yellow]")
     for title, groups in (("profile", report.by(lambda o: o.profile)), ("area", report.by(lambda o: o.area))):
@@ -61,6 +64,7 @@ _JUNIT = {
     "unsupported": "failure",
     "error": "error",
     "skip": "skipped",
+    "not-applicable": "skipped",
 }
 
 
@@ -68,7 +72,7 @@ def junit_xml(report: Report) -> str:
     """The report as JUnit XML, for CI systems: one ``testsuite`` per area, one ``testcase`` per
     case (``classname`` the area, ``name`` the id, ``time`` in seconds). ``fail``, ``fixed`` and
     ``unsupported`` are failures (they break the claimed profile), ``error`` an error, ``skip``
-    skipped; the message says which outcome it was."""
+    and ``not-applicable`` skipped; the message says which outcome it was."""
     from xml.etree import ElementTree as ET
 
     implementation = report.implementation

@@ -9,10 +9,12 @@ between is not compared.
 Outcomes: ``pass``; ``fail`` (a wrong value or code, or no error where one
 was due); ``error`` (the adapter crashed, hung or wrote garbage -- it is
 restarted and the run goes on -- or the case file is malformed);
-``unsupported`` (the adapter declined an operation); ``skip`` (listed in the
-skip file and not passing); ``fixed`` (listed in the skip file but passing:
-take it off the list). The claimed profile passes when every case in it
-passes or is skipped.
+``unsupported`` (the adapter declined an operation); ``not-applicable`` (the
+case pins another dialect of the original than the adapter's, or needs a
+feature the adapter does not declare: it is not sent at all); ``skip``
+(listed in the skip file and not passing); ``fixed`` (listed in the skip file
+but passing: take it off the list). The claimed profile passes when every
+case in it passes, is skipped or is not applicable.
 """
 
 from __future__ import annotations
@@ -29,12 +31,13 @@ from typing import Any
 from dsh_session.conformance.adapter import Adapter, AdapterFailure, Reply
 from dsh_session.conformance.cases import PROFILES, Case, CaseError, Suite
 from dsh_session.conformance.compare import difference
-from dsh_session.conformance.protocol import RUNNER_OPS
+from dsh_session.conformance.protocol import EVERY_DIALECT, RUNNER_OPS
 from dsh_session.conformance.workspace import Workspace, WorkspaceError
 
-OUTCOMES = ("pass", "fail", "error", "unsupported", "skip", "fixed")
+NOT_APPLICABLE = "not-applicable"
+OUTCOMES = ("pass", "fail", "error", "unsupported", NOT_APPLICABLE, "skip", "fixed")
 #: Outcomes that do not break the claimed profile.
-GOOD = frozenset({"pass", "skip"})
+GOOD = frozenset({"pass", "skip", NOT_APPLICABLE})
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,7 @@ class Outcome:
         if self.step is not None:
             out["step"] = self.step
         if self.reason:
-            out["skip_reason"] = self.reason
+            out["skipReason"] = self.reason
         return out
 
 
@@ -98,6 +101,13 @@ class Report:
     outcomes: list[Outcome] = field(default_factory=list)
     unused_skips: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    dialect: str = ""
+    features: frozenset[str] = frozenset()
+
+    def not_applicable(self) -> dict[str, int]:
+        """Why cases were not applicable, one line each: the reason -> how many cases."""
+        found = Counter(o.message for o in self.outcomes if o.status == NOT_APPLICABLE)
+        return dict(sorted(found.items()))
 
     @property
     def passed(self) -> bool:
@@ -117,15 +127,18 @@ class Report:
         return {
             "suite": {"version": self.suite_version},
             "implementation": self.implementation,
+            "dialect": self.dialect,
+            "features": sorted(self.features),
             "profile": self.profile,
             "passed": self.passed,
             "summary": {
                 "total": len(self.outcomes),
                 "outcomes": self.counts(),
-                "by_profile": self.by(lambda outcome: outcome.profile),
-                "by_area": self.by(lambda outcome: outcome.area),
+                "byProfile": self.by(lambda outcome: outcome.profile),
+                "byArea": self.by(lambda outcome: outcome.area),
+                "notApplicable": self.not_applicable(),
             },
-            "unused_skips": self.unused_skips,
+            "unusedSkips": self.unused_skips,
             "seconds": round(self.seconds, 3),
             "cases": [outcome.to_json() for outcome in self.outcomes],
         }
@@ -179,6 +192,8 @@ class Runner:
         self.start_timeout = start_timeout
         self.progress = progress
         self.implementation: dict[str, Any] = {}
+        self.dialect = ""
+        self.features: frozenset[str] = frozenset()
         self._start_failures = 0
 
     def run(
@@ -222,6 +237,7 @@ class Runner:
         finally:
             self.adapter.close()
         report.implementation = self.implementation
+        report.dialect, report.features = self.dialect, self.features
         report.unused_skips = sorted(key for key in skips if key not in used)
         report.seconds = time.monotonic() - begun
         return report
@@ -238,12 +254,20 @@ class Runner:
         if self._start_failures >= 3:
             return outcome("error", "the adapter failed to start three times; not tried again")
         try:
-            self.implementation = self.adapter.start(self.start_timeout)
+            hello = self.adapter.start(self.start_timeout)
             self._start_failures = 0
         except AdapterFailure as failure:
             self._start_failures += 1
             self.adapter.restart()
             return outcome("error", f"adapter {failure.kind}: {failure.message}")
+        self.implementation, self.dialect, self.features = hello.implementation, hello.dialect, hello.features
+        if case.dialect not in (EVERY_DIALECT, hello.dialect):
+            return outcome(
+                NOT_APPLICABLE, f"pins dialect {case.dialect}; the adapter follows {hello.dialect}"
+            )
+        missing = [feature for feature in case.features if feature not in hello.features]
+        if missing:
+            return outcome(NOT_APPLICABLE, f"needs {', '.join(missing)}, which the adapter does not declare")
         deadline = time.monotonic() + self.timeout
         try:
             reset = self.adapter.call("reset", {}, deadline)
@@ -271,8 +295,9 @@ class Runner:
                     # The step reads or changes what the implementation left on disk; that it cannot
                     # is the implementation's doing (the spec's run of the same step succeeded).
                     return outcome(
-                        "fail", f"{where}: {error} (the files the implementation left are not what "
-                        "the case reads)", index
+                        "fail",
+                        f"{where}: {error} (the files the implementation left are not what the case reads)",
+                        index,
                     )
             else:
                 reply = self.adapter.call(step.op, args, deadline)

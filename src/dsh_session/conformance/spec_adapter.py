@@ -23,12 +23,8 @@ from typing import Any
 
 import dsh_spec
 from dsh_session.conformance.adapter import CodedError, Unsupported, named, op_method
-from dsh_session.conformance.protocol import decode_args
-from dsh_session.conformance.spec_coordinator import (
-    DEFAULT_FLUSH_ON,
-    DEFAULT_MAX_PENDING,
-    SpecCoordinator,
-)
+from dsh_session.conformance.protocol import DIALECT, FEATURES, decode_args
+from dsh_session.conformance.spec_coordinator import SpecCoordinator
 from dsh_session.conformance.spec_persistence import Loaded, ModelBackend, copy_sessions, verify_copy
 from dsh_session.conformance.spec_postgres import open_postgres
 from dsh_session.conformance.spec_store import (
@@ -68,6 +64,9 @@ def draft_of(args: Mapping[str, Any]) -> Draft:
 
 class SpecAdapter:
     """The conformance handler backed by ``dsh_spec`` (see :class:`~.adapter.Handler`)."""
+
+    dialect = DIALECT
+    features = frozenset(FEATURES)
 
     def __init__(self) -> None:
         self.reset()
@@ -130,8 +129,8 @@ class SpecAdapter:
         return self._surface(session).generation + session.offset
 
     def op_session_invalidate(self, args: dict[str, Any]) -> None:
-        # The reference's rule (core.md §5.5): invalidating adds one, and the refold counts
-        # every replace of the log again.
+        # The reference's rule (docs/dialect-3fe196a751.md §C5.5): invalidating adds one, and the
+        # refold counts every replace of the log again.
         session = self.session(args)
         session.offset += self._surface(session).generation + 1
 
@@ -263,8 +262,9 @@ class SpecAdapter:
         return named(self.coordinators, args, "coordinator", "c")
 
     def op_coord_attach(self, args: dict[str, Any]) -> None:
-        flush_on = args.get("flushOn", DEFAULT_FLUSH_ON)
-        max_pending = args.get("maxPending", DEFAULT_MAX_PENDING)
+        # Without flushOn / maxPending only explicit flushes write (the protocol's default).
+        flush_on = args.get("flushOn", ())
+        max_pending = args.get("maxPending")
         coordinator = SpecCoordinator(self.store(args), self._backend(args), flush_on, max_pending)
         self.coordinators[args.get("coordinator", "c")] = coordinator
 

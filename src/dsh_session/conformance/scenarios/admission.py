@@ -86,14 +86,19 @@ def scenarios() -> list[Scenario]:
                 D(U("x"), extra={"$nonjson": kind}),
                 Code.NON_JSON_DATA,
                 "core",
-                (JSON_RULE, "core.md §2", "core.md §3 step 1", "core.md §11 #7"),
+                (
+                    JSON_RULE,
+                    "docs/dialect-3fe196a751.md §C2",
+                    "docs/dialect-3fe196a751.md §C3 step 1",
+                    "docs/dialect-3fe196a751.md §C11 #7",
+                ),
             )
         )
         out.append(
             scenario(
                 f"json-value.seed-non-json-{slug}",
                 f"A seed whose data holds {what} deep inside is refused with NON_JSON_DATA",
-                (SEED, JSON_RULE, "core.md §4", "core.md §11 #10"),
+                (SEED, JSON_RULE, "docs/dialect-3fe196a751.md §C4", "docs/dialect-3fe196a751.md §C11 #10"),
                 "core",
                 new(log(TS(1), D(U("x"), extra={"deep": [1, {"v": {"$nonjson": kind}}]}))).fails(
                     Code.NON_JSON_DATA
@@ -114,7 +119,7 @@ def scenarios() -> list[Scenario]:
                 record,
                 Code.MISSING_SURFACE_OP,
                 "core",
-                ("core.md §3 step 2", "core.md §11 #8"),
+                ("docs/dialect-3fe196a751.md §C3 step 2", "docs/dialect-3fe196a751.md §C11 #8"),
                 prefix=log(TS(1), SS(1, 1)),
             )
         )
@@ -124,91 +129,91 @@ def scenarios() -> list[Scenario]:
             "An event type that is the empty string",
             EV("", {}),
             Code.MALFORMED_EVENT,
-            ("core.md §12 B6", "docs/errors.md MALFORMED_EVENT"),
+            ("docs/dialect-3fe196a751.md §C12 B6", "docs/errors.md MALFORMED_EVENT"),
         ),
         (
             "append-marker-on-log-only",
             "A surfaceOp on a log-only type",
             X(EV("todo/write", {"todos": []}), surfaceOp="append"),
             Code.SURFACE_OP_ON_LOG_ONLY_TYPE,
-            ("core.md §12 B5", "docs/deviations.md D1"),
+            ("docs/dialect-3fe196a751.md §C12 B5", "docs/deviations.md D1"),
         ),
         (
             "append-provenance-on-log-only",
             "sourceEventSeqs on a log-only type",
             X(EV("compact/start", {"turn": 1}), sourceEventSeqs=[1]),
             Code.PROVENANCE_ON_LOG_ONLY_TYPE,
-            ("core.md §12 B5", "docs/deviations.md D1"),
+            ("docs/dialect-3fe196a751.md §C12 B5", "docs/deviations.md D1"),
         ),
         (
             "append-marker-misspelt",
             'A surfaceOp of "Append"',
             X(U("b"), surfaceOp="Append"),
             Code.MALFORMED_SURFACE_OP,
-            ("core.md §12 B3", "docs/deviations.md D1"),
+            ("docs/dialect-3fe196a751.md §C12 B3", "docs/deviations.md D1"),
         ),
         (
             "append-marker-other-op",
             "A surfaceOp naming the op delete",
             X(U("b"), surfaceOp={"op": "delete", "start": 1, "end": 1}),
             Code.MALFORMED_SURFACE_OP,
-            ("core.md §12 B3",),
+            ("docs/dialect-3fe196a751.md §C12 B3",),
         ),
         (
             "append-marker-empty-object",
             "A surfaceOp that is an empty object",
             X(U("b"), surfaceOp={}),
             Code.MALFORMED_SURFACE_OP,
-            ("core.md §12 B3",),
+            ("docs/dialect-3fe196a751.md §C12 B3",),
         ),
         (
             "append-marker-string-endpoints",
             "A replace with string endpoints",
             X(U("b"), surfaceOp={"op": "replace", "start": "1", "end": "1"}),
             Code.MALFORMED_SURFACE_OP,
-            ("core.md §12 B3",),
+            ("docs/dialect-3fe196a751.md §C12 B3",),
         ),
         (
             "append-provenance-empty",
             "Empty sourceEventSeqs",
             X(U("b"), sourceEventSeqs=[]),
             Code.PROVENANCE_EMPTY,
-            ("core.md §12 B4", "docs/deviations.md D1"),
+            ("docs/dialect-3fe196a751.md §C12 B4", "docs/deviations.md D1"),
         ),
         (
             "append-provenance-duplicate",
             "sourceEventSeqs naming a seq twice",
             X(U("b"), sourceEventSeqs=[0, 0]),
             Code.PROVENANCE_DUPLICATE,
-            ("core.md §12 B4",),
+            ("docs/dialect-3fe196a751.md §C12 B4",),
         ),
         (
             "append-provenance-future",
             "sourceEventSeqs naming a later seq",
             X(U("b"), sourceEventSeqs=[9]),
             Code.PROVENANCE_NOT_EARLIER,
-            ("core.md §12 B4",),
+            ("docs/dialect-3fe196a751.md §C12 B4",),
         ),
         (
             "append-provenance-negative",
             "sourceEventSeqs naming seq -1",
             X(U("b"), sourceEventSeqs=[-1]),
             Code.PROVENANCE_UNKNOWN_SEQ,
-            ("core.md §12 B4",),
+            ("docs/dialect-3fe196a751.md §C12 B4",),
         ),
         (
             "append-replace-without-provenance",
             "A replace that names none of the nodes it shadows",
             replace(U("s"), 1, 1),
             Code.REPLACE_PROVENANCE_INCOMPLETE,
-            ("core.md §12 B4", "core.md §5.7"),
+            ("docs/dialect-3fe196a751.md §C12 B4", "docs/dialect-3fe196a751.md §C5.7"),
         ),
         (
             "append-replace-provenance-partial",
             "A replace that names only some of the nodes it shadows",
             replace(U("s"), 0, 1, 1),
             Code.REPLACE_PROVENANCE_INCOMPLETE,
-            ("core.md §12 B4",),
+            ("docs/dialect-3fe196a751.md §C12 B4",),
         ),
     ]
     for name, title, record, code, refs in strict:
@@ -245,7 +250,12 @@ def scenarios() -> list[Scenario]:
                 record,
                 Code.INVALID_PAYLOAD,
                 "strict",
-                (PAYLOAD, "core.md §12 B6", "core.md §12 B20", "docs/deviations.md D2"),
+                (
+                    PAYLOAD,
+                    "docs/dialect-3fe196a751.md §C12 B6",
+                    "docs/dialect-3fe196a751.md §C12 B20",
+                    "docs/deviations.md D2",
+                ),
                 prefix=log(TS(1), SS(1, 1)),
             )
         )
@@ -338,9 +348,14 @@ def _seed_records() -> list[Scenario]:
     ]
     out = []
     for name, title, records, code, profile in bad:
-        refs: tuple[str, ...] = (SEED, RECORD, "core.md §4", "docs/errors.md " + code.value)
+        refs: tuple[str, ...] = (
+            SEED,
+            RECORD,
+            "docs/dialect-3fe196a751.md §C4",
+            "docs/errors.md " + code.value,
+        )
         if name == "seq-gap":
-            refs = (*refs, "core.md §11 #11")
+            refs = (*refs, "docs/dialect-3fe196a751.md §C11 #11")
         out.append(
             scenario(
                 f"admission.seed-{name}",
@@ -358,7 +373,12 @@ def _accepted() -> list[Scenario]:
         scenario(
             "admission.seed-then-events",
             "A seeded session holds exactly the seeded events (reference tests 5, 13)",
-            (SEED, "core.md §4", "core.md §11 #5", "core.md §11 #13"),
+            (
+                SEED,
+                "docs/dialect-3fe196a751.md §C4",
+                "docs/dialect-3fe196a751.md §C11 #5",
+                "docs/dialect-3fe196a751.md §C11 #13",
+            ),
             "core",
             new(log(TS(1), U("a"), SS(1, 1), A(1, 1), SE(1, 1), TE(1))),
             events(),
@@ -367,7 +387,7 @@ def _accepted() -> list[Scenario]:
         scenario(
             "admission.seed-empty",
             "An empty seed gives an empty log",
-            (SEED, "core.md §4"),
+            (SEED, "docs/dialect-3fe196a751.md §C4"),
             "core",
             new([]),
             events().gives([]),
@@ -375,7 +395,7 @@ def _accepted() -> list[Scenario]:
         scenario(
             "admission.seed-integral-float-seq-and-time",
             "A seq and time of 1.0 count as the integer 1",
-            (SEED, RECORD, "core.md §14.2"),
+            (SEED, RECORD, "docs/dialect-3fe196a751.md §C14.2"),
             "core",
             new([X(log(TS(1))[0], seq=0.0, time=1.0)]),
             events(),
@@ -383,7 +403,7 @@ def _accepted() -> list[Scenario]:
         scenario(
             "admission.seed-log-only-null-data",
             "A log-only event may carry any JSON data, null included (reference test 29)",
-            (SEED, "core.md §1.6", "core.md §11 #29"),
+            (SEED, "docs/dialect-3fe196a751.md §C1.6", "docs/dialect-3fe196a751.md §C11 #29"),
             "core",
             new(log(TS(1), EV("todo/write", None), EV("hook/x", [1, "a"]))),
             events(),
@@ -392,7 +412,13 @@ def _accepted() -> list[Scenario]:
         scenario(
             "admission.append-returns-the-event",
             "append returns the logged event: seq, time, data, and the surface keys only when given",
-            (APPEND, "core.md §3", "core.md §11 #48", "core.md §11 #50", "core.md §11 #51"),
+            (
+                APPEND,
+                "docs/dialect-3fe196a751.md §C3",
+                "docs/dialect-3fe196a751.md §C11 #48",
+                "docs/dialect-3fe196a751.md §C11 #50",
+                "docs/dialect-3fe196a751.md §C11 #51",
+            ),
             "core",
             new(log(TS(1), SS(1, 1), CH(1, 1), CH(1, 1))),
             append(X(U("b"), sourceEventSeqs=[2, 3]), time=7000),
@@ -402,7 +428,7 @@ def _accepted() -> list[Scenario]:
         scenario(
             "admission.append-dense-nested-data",
             "Dense arrays and nested objects, null and booleans are JSON (reference test 9)",
-            (JSON_RULE, "core.md §11 #9"),
+            (JSON_RULE, "docs/dialect-3fe196a751.md §C11 #9"),
             "core",
             new(log(TS(1))),
             append(D(U("b"), extra=[1, 2, [3, {"a": None, "b": True}]]), time=2000),
@@ -411,7 +437,7 @@ def _accepted() -> list[Scenario]:
         scenario(
             "json-value.edge-numbers-accepted",
             "Integers up to 2**53, tiny and huge doubles, -0 and 1e21 are JSON values",
-            (JSON_RULE, "dsh_spec.json_value.canonical_number", "core.md §2.2"),
+            (JSON_RULE, "dsh_spec.json_value.canonical_number", "docs/dialect-3fe196a751.md §C2.2"),
             "core",
             new(log(TS(1))),
             append(
@@ -434,7 +460,7 @@ def _accepted() -> list[Scenario]:
         scenario(
             "json-value.lone-surrogates-accepted",
             "Strings holding lone surrogates are JSON values",
-            (JSON_RULE, "core.md §2.1"),
+            (JSON_RULE, "docs/dialect-3fe196a751.md §C2.1"),
             "core",
             new(log(TS(1))),
             append(D(U("\ud800 and \udc00"), extra={"\udfff": "\ud83d"}), time=2000),
@@ -444,7 +470,7 @@ def _accepted() -> list[Scenario]:
         scenario(
             "json-value.shared-value-accepted",
             "A value shared by two parents is not a cycle",
-            (JSON_RULE, "core.md §2.1"),
+            (JSON_RULE, "docs/dialect-3fe196a751.md §C2.1"),
             "core",
             new(log(TS(1))),
             append(D(U("s"), extra={"a": {"k": [1]}, "b": {"k": [1]}}), time=2000),
@@ -453,7 +479,7 @@ def _accepted() -> list[Scenario]:
         scenario(
             "admission.replace-provenance-superset",
             "A replace may name more than the nodes it shadows",
-            (ADMIT, "invariants.md §3.5 V5"),
+            (ADMIT, "docs/dialect-3fe196a751.md §I3.5 V5"),
             "core",
             new(log(TS(1), U("a"), U("b"))),
             append(replace(U("s"), 1, 1, 0, 1, 2), time=2000),

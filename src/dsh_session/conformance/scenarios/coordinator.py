@@ -1,16 +1,16 @@
 """The write coordinator: a store's live sessions kept in a backend (``persistence.md`` §4, §6.2).
 
 ``coord.attach`` puts a coordinator between a store and a backend; sessions
-are then written by ``coord.flush`` (and by themselves after a checkpoint
-event). What reached the backend is read through a second backend on the same
+are then written by ``coord.flush`` (and, where a case names a flush policy,
+by themselves after a checkpoint event). What reached the backend is read through a second backend on the same
 JSONL root (``check``), so a case sees the store on disk, not the coordinator's
 own account. The reference's coordinator contract (tests 1-29 of §6.2) is
 ``core`` where our behaviour is the reference's -- sessions written on flush,
 adoption of a stored prefix, resume, collisions of sessions live before the
 coordinator was attached, refused at their flush; where we differ
-(``docs/deviations.md`` C1-C8) the case is ``strict``. Core cases name
-``flushOn: []`` so that only explicit flushes write (the reference flushes
-after ``turn/end`` only).
+(``docs/deviations.md`` C1-C8) the case is ``strict``. Without ``flushOn`` and
+``maxPending`` only explicit flushes write (the reference flushes when its
+loop says so), so core cases name neither.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from dsh_session.conformance.scenarios.persistence import (
 )
 from dsh_session.conformance.scenarios.persistence import create as stored
 from dsh_session.conformance.scenarios.store import create, fork, listing, remove
+from dsh_session.conformance.spec_coordinator import DEFAULT_FLUSH_ON, DEFAULT_MAX_PENDING
 from dsh_spec.codes import Code
 
 COORD = "docs/persistence.md (The write coordinator)"
@@ -50,15 +51,17 @@ def attach(
     backend: str = "db",
     *,
     flush_on: list[str] | None = None,
-    max_pending: Any = "default",
+    max_pending: int | None = None,
     coordinator: str | None = None,
     store: str | None = None,
 ) -> Act:
-    """``coord.attach``; ``flush_on`` ``None`` and ``max_pending`` ``"default"`` leave the library's."""
+    """``coord.attach``. Without ``flush_on`` and ``max_pending`` only explicit flushes write (the
+    protocol's default, which every coordinator has); naming either is the ``coordinator.flush-policy``
+    feature."""
     args: dict[str, Any] = {"backend": backend}
-    if flush_on is not None:
+    if flush_on:
         args["flushOn"] = flush_on
-    if max_pending != "default":
+    if max_pending is not None:
         args["maxPending"] = max_pending
     if coordinator is not None:
         args["coordinator"] = coordinator
@@ -125,12 +128,12 @@ def on_disk(session_id: str, kind: str = "jsonl") -> list[Act]:
 
 
 def contract() -> list[Scenario]:
-    ref = (COORD, "persistence.md §4")
+    ref = (COORD, "docs/dialect-3fe196a751.md §P4")
     return [
         scenario(
             "coordinator.persists-a-live-session",
             "A session driven through the store is on disk after a flush (contract 1)",
-            (*ref, "persistence.md §6.2 #1"),
+            (*ref, "docs/dialect-3fe196a751.md §P6.2 #1"),
             "core",
             open_("jsonl", ROOT),
             attach(flush_on=[]),
@@ -145,7 +148,7 @@ def contract() -> list[Scenario]:
         scenario(
             "coordinator.seed-length-round-trip",
             "A seeded session's seedLength and parentSession survive persistence (contract 2, 27)",
-            (*ref, "persistence.md §6.2 #2", "persistence.md §6.2 #27"),
+            (*ref, "docs/dialect-3fe196a751.md §P6.2 #2", "docs/dialect-3fe196a751.md §P6.2 #27"),
             "core",
             open_("jsonl", ROOT),
             attach(flush_on=[]),
@@ -160,7 +163,7 @@ def contract() -> list[Scenario]:
         scenario(
             "coordinator.fork-persists-its-seed-once",
             "A forked child's seed is written by its first flush, once (contract 5)",
-            (*ref, "dsh_spec.fork.fork_seed", "persistence.md §6.2 #5"),
+            (*ref, "dsh_spec.fork.fork_seed", "docs/dialect-3fe196a751.md §P6.2 #5"),
             "core",
             open_("jsonl", ROOT),
             attach(flush_on=[]),
@@ -174,7 +177,7 @@ def contract() -> list[Scenario]:
         scenario(
             "coordinator.resume-continues-the-log",
             "A later process resumes a stored session and goes on at the next seq (contract 6)",
-            (*ref, "persistence.md §6.2 #6"),
+            (*ref, "docs/dialect-3fe196a751.md §P6.2 #6"),
             "core",
             open_("jsonl", ROOT),
             attach(flush_on=[]),
@@ -194,7 +197,7 @@ def contract() -> list[Scenario]:
         scenario(
             "coordinator.binds-sessions-live-before-it",
             "Sessions live before the coordinator was attached are persisted too (contract 7)",
-            (*ref, "persistence.md §4.3", "persistence.md §6.2 #7"),
+            (*ref, "docs/dialect-3fe196a751.md §P4.3", "docs/dialect-3fe196a751.md §P6.2 #7"),
             "core",
             open_("jsonl", ROOT),
             create("s", cwd="/w"),
@@ -207,7 +210,7 @@ def contract() -> list[Scenario]:
         scenario(
             "coordinator.close-writes-what-waits",
             "Closing the coordinator writes every session's waiting events (contract 8)",
-            (*ref, "persistence.md §4.3", "persistence.md §6.2 #8"),
+            (*ref, "docs/dialect-3fe196a751.md §P4.3", "docs/dialect-3fe196a751.md §P6.2 #8"),
             "core",
             open_("jsonl", ROOT),
             attach(flush_on=[]),
@@ -222,7 +225,7 @@ def contract() -> list[Scenario]:
         scenario(
             "coordinator.adopts-its-own-stored-prefix",
             "A new coordinator takes a live session over from what an earlier one wrote (contract 9)",
-            (*ref, ADOPTION, "persistence.md §6.2 #9"),
+            (*ref, ADOPTION, "docs/dialect-3fe196a751.md §P6.2 #9"),
             "core",
             open_("jsonl", ROOT),
             attach(flush_on=[]),
@@ -240,7 +243,7 @@ def contract() -> list[Scenario]:
         scenario(
             "coordinator.adoption-writes-the-live-suffix",
             "A live session ahead of its stored prefix gets only the rest written (contract 10)",
-            (*ref, ADOPTION, "persistence.md §6.2 #10"),
+            (*ref, ADOPTION, "docs/dialect-3fe196a751.md §P6.2 #10"),
             "core",
             open_("jsonl", ROOT, backend="earlier"),
             stored(header(), backend="earlier"),
@@ -256,7 +259,7 @@ def contract() -> list[Scenario]:
             "coordinator.adoption-leaves-the-turn-open",
             "Taking over a stored open turn cuts its torn tail but writes no closers: the live "
             "session ends the turn (contract 11)",
-            (*ref, ADOPTION, "persistence.md §4.5", "persistence.md §6.2 #11"),
+            (*ref, ADOPTION, "docs/dialect-3fe196a751.md §P4.5", "docs/dialect-3fe196a751.md §P6.2 #11"),
             "core",
             open_("jsonl", ROOT, backend="earlier"),
             stored(header(), backend="earlier"),
@@ -276,7 +279,7 @@ def contract() -> list[Scenario]:
             "coordinator.live-session-colliding-with-a-stored-log",
             "A session live before the coordinator whose id holds another log is refused at its flush "
             "(contract 12)",
-            (*ref, ADOPTION, "docs/errors.md ID_COLLISION_LOG", "persistence.md §6.2 #12"),
+            (*ref, ADOPTION, "docs/errors.md ID_COLLISION_LOG", "docs/dialect-3fe196a751.md §P6.2 #12"),
             "core",
             open_("jsonl", ROOT, backend="earlier"),
             stored(header(), backend="earlier"),
@@ -291,7 +294,7 @@ def contract() -> list[Scenario]:
         scenario(
             "coordinator.abandoned-session-frees-its-id",
             "A session removed before it wrote anything leaves its id free for a new one (contract 13)",
-            (*ref, "persistence.md §6.2 #13"),
+            (*ref, "docs/dialect-3fe196a751.md §P6.2 #13"),
             "core",
             open_("jsonl", ROOT),
             attach(flush_on=[]),
@@ -306,7 +309,7 @@ def contract() -> list[Scenario]:
             "coordinator.live-session-at-another-cwd",
             "A session live before the coordinator whose id is stored for another cwd is refused at "
             "its flush (contract 19-21)",
-            (*ref, ADOPTION, "docs/errors.md ID_COLLISION_CWD", "persistence.md §6.2 #19-21"),
+            (*ref, ADOPTION, "docs/errors.md ID_COLLISION_CWD", "docs/dialect-3fe196a751.md §P6.2 #19-21"),
             "core",
             open_("jsonl", ROOT, backend="earlier"),
             stored(header(cwd="/a"), backend="earlier"),
@@ -323,7 +326,7 @@ def contract() -> list[Scenario]:
         scenario(
             "coordinator.load-missing",
             "Loading through the coordinator an id nothing is stored under is refused (contract 24)",
-            (*ref, "docs/errors.md SESSION_NOT_FOUND", "persistence.md §6.2 #24"),
+            (*ref, "docs/errors.md SESSION_NOT_FOUND", "docs/dialect-3fe196a751.md §P6.2 #24"),
             "core",
             open_("jsonl", ROOT),
             attach(flush_on=[]),
@@ -346,7 +349,7 @@ def deviations() -> list[Scenario]:
             "coordinator.adoption-ignores-key-order",
             "Adoption compares events as JSON values: a stored log whose keys are in another order "
             "is the live session's own past",
-            (*dev, "docs/deviations.md C1", "persistence.md §7 B1"),
+            (*dev, "docs/deviations.md C1", "docs/dialect-3fe196a751.md §P7 B1"),
             "strict",
             open_("jsonl", ROOT, backend="earlier"),
             stored(header(), backend="earlier"),
@@ -380,7 +383,7 @@ def deviations() -> list[Scenario]:
                 *dev,
                 "dsh_spec.repair.interrupted_turn_closers",
                 "docs/deviations.md C1",
-                "persistence.md §7 B1",
+                "docs/dialect-3fe196a751.md §P7 B1",
             ),
             "strict",
             open_("sqlite", DATABASE, backend="earlier"),
@@ -399,7 +402,12 @@ def deviations() -> list[Scenario]:
         scenario(
             "coordinator.cwd-checked-on-sqlite",
             "The stored cwd is checked on SQLite too, and an absent cwd differs from any",
-            (*dev, "docs/deviations.md C2", "docs/errors.md ID_COLLISION_CWD", "persistence.md §7 B2"),
+            (
+                *dev,
+                "docs/deviations.md C2",
+                "docs/errors.md ID_COLLISION_CWD",
+                "docs/dialect-3fe196a751.md §P7 B2",
+            ),
             "strict",
             open_("sqlite", DATABASE, backend="earlier"),
             stored(header(cwd="/a"), backend="earlier"),
@@ -420,10 +428,10 @@ def deviations() -> list[Scenario]:
         scenario(
             "coordinator.checkpoints-by-default",
             "By default a session is written after each step/end, tool/result and turn/end",
-            (*dev, "docs/deviations.md C3", "persistence.md §7 B6"),
+            (*dev, "docs/deviations.md C3", "docs/dialect-3fe196a751.md §P7 B6"),
             "strict",
             open_("jsonl", ROOT),
-            attach(),
+            attach(flush_on=sorted(DEFAULT_FLUSH_ON), max_pending=DEFAULT_MAX_PENDING),
             create("s", cwd="/w"),
             appends([TS(1), U("a"), SS(1, 1)]),
             flushed().gives(0),
@@ -438,7 +446,7 @@ def deviations() -> list[Scenario]:
         scenario(
             "coordinator.max-pending-bounds-the-wait",
             "A session is written by itself once maxPending events wait",
-            (*dev, "docs/deviations.md C3", "persistence.md §7 B6"),
+            (*dev, "docs/deviations.md C3", "docs/dialect-3fe196a751.md §P7 B6"),
             "strict",
             open_("memory"),
             attach(flush_on=[], max_pending=3),
@@ -452,7 +460,12 @@ def deviations() -> list[Scenario]:
             "coordinator.live-turn-is-not-closed-under-it",
             "load and resume refuse an id that is live, so a live session's open turn is never closed "
             "by a repair",
-            (*dev, "docs/deviations.md C4", "docs/errors.md SESSION_ALREADY_BOUND", "persistence.md §7 B14"),
+            (
+                *dev,
+                "docs/deviations.md C4",
+                "docs/errors.md SESSION_ALREADY_BOUND",
+                "docs/dialect-3fe196a751.md §P7 B14",
+            ),
             "strict",
             open_("jsonl", ROOT),
             attach(flush_on=[]),
@@ -469,7 +482,12 @@ def deviations() -> list[Scenario]:
             "coordinator.header-must-match",
             "A stored header that differs in createdAt, or has a seedLength the live one lacks, "
             "belongs to another session",
-            (*dev, "docs/deviations.md C5", "docs/errors.md ID_COLLISION_HEADER", "persistence.md §7 B15"),
+            (
+                *dev,
+                "docs/deviations.md C5",
+                "docs/errors.md ID_COLLISION_HEADER",
+                "docs/dialect-3fe196a751.md §P7 B15",
+            ),
             "strict",
             open_("memory"),
             stored(header(createdAt=CREATED - 1)),
@@ -486,7 +504,12 @@ def deviations() -> list[Scenario]:
             "coordinator.writer-outside-is-a-conflict",
             "A write to the stored log by another backend is caught at the next flush: nothing is "
             "written twice",
-            (*dev, "docs/deviations.md C6", "docs/errors.md STORE_CONFLICT", "persistence.md §7 B16"),
+            (
+                *dev,
+                "docs/deviations.md C6",
+                "docs/errors.md STORE_CONFLICT",
+                "docs/dialect-3fe196a751.md §P7 B16",
+            ),
             "strict",
             open_("jsonl", ROOT),
             attach(flush_on=[]),
@@ -502,7 +525,12 @@ def deviations() -> list[Scenario]:
         scenario(
             "coordinator.close-reports-failures-and-writes-the-rest",
             "close writes every session it can and then reports the ones it could not (DRAIN_FAILED)",
-            (*dev, "docs/deviations.md C7", "docs/errors.md DRAIN_FAILED", "persistence.md §7 B30"),
+            (
+                *dev,
+                "docs/deviations.md C7",
+                "docs/errors.md DRAIN_FAILED",
+                "docs/dialect-3fe196a751.md §P7 B30",
+            ),
             "strict",
             open_("jsonl", ROOT, backend="earlier"),
             stored(header("x", cwd="/a"), backend="earlier"),
@@ -521,7 +549,12 @@ def deviations() -> list[Scenario]:
         scenario(
             "coordinator.left-session-released-after-last-flush",
             "A session that left the store is written once more and then released",
-            (*dev, "docs/deviations.md C7", "docs/errors.md SESSION_NOT_LIVE", "persistence.md §7 B30"),
+            (
+                *dev,
+                "docs/deviations.md C7",
+                "docs/errors.md SESSION_NOT_LIVE",
+                "docs/dialect-3fe196a751.md §P7 B30",
+            ),
             "strict",
             open_("memory"),
             attach(flush_on=[]),
@@ -537,7 +570,12 @@ def deviations() -> list[Scenario]:
             "coordinator.colliding-create-is-rolled-back",
             "A session created while its id holds another session's log is refused by the store "
             "and rolled back; so is a fork to such an id",
-            (*dev, "docs/deviations.md C8", "docs/errors.md OBSERVER_FAILED", "persistence.md §6.2 #12"),
+            (
+                *dev,
+                "docs/deviations.md C8",
+                "docs/errors.md OBSERVER_FAILED",
+                "docs/dialect-3fe196a751.md §P6.2 #12",
+            ),
             "strict",
             open_("memory"),
             stored(header("x", cwd=None)),
@@ -558,7 +596,7 @@ def deviations() -> list[Scenario]:
                 *dev,
                 "docs/deviations.md C8",
                 "docs/errors.md SESSION_ALREADY_BOUND",
-                "persistence.md §6.2 #14",
+                "docs/dialect-3fe196a751.md §P6.2 #14",
             ),
             "strict",
             open_("memory"),

@@ -45,15 +45,15 @@ from dsh_session.conformance.notation import (
 from dsh_session.conformance.scenario import Act, Scenario, append, check, new, reads, scenario, surface
 from dsh_spec.codes import Code
 
-NOTES = "invariants.md §3.3"
+NOTES = "docs/dialect-3fe196a751.md §I3.3"
 CHECK_EVENT = "dsh_spec.invariants.check_event"
 CHECK_LOG = "dsh_spec.invariants.check_log"
 SEED_INV = "dsh_spec.invariants.check_seed_with_invariants"
 SEED = "dsh_spec.validation.check_seed"
 
-#: Codes the reference's plain seed checks itself (invariants.md §2 B).
+#: Codes the reference's plain seed checks itself (docs/dialect-3fe196a751.md §I2 B).
 SEED_CHECKED = frozenset({Code.SEQ_NOT_CONTIGUOUS, Code.NON_JSON_DATA, Code.MISSING_SURFACE_OP})
-#: Codes the reference raises lazily, at the first surface read (invariants.md §2 D).
+#: Codes the reference raises lazily, at the first surface read (docs/dialect-3fe196a751.md §I2 D).
 LAZY = frozenset(
     {Code.REPLACE_START_NOT_ON_SURFACE, Code.REPLACE_END_NOT_ON_SURFACE, Code.REPLACE_RANGE_REVERSED}
 )
@@ -94,7 +94,7 @@ def rows() -> list[Row]:
             log(TS(1), X(TE(1), seq=2)),
             c.SEQ_NOT_CONTIGUOUS,
             append=False,
-            refs=("invariants.md §3.2 S1",),
+            refs=("docs/dialect-3fe196a751.md §I3.2 S1",),
             profile="strict",
         ),
         row(
@@ -103,7 +103,7 @@ def rows() -> list[Row]:
             log(TS(1), X(TE(1), seq=0)),
             c.SEQ_NOT_INCREASING,
             append=False,
-            refs=("invariants.md §3.2 S2", "invariants.md §1.3 R1"),
+            refs=("docs/dialect-3fe196a751.md §I3.2 S2", "docs/dialect-3fe196a751.md §I1.3 R1"),
         ),
         row(
             "s2-seq-regress",
@@ -111,7 +111,7 @@ def rows() -> list[Row]:
             log(TS(1), U("a"), X(TE(1), seq=1)),
             c.SEQ_NOT_INCREASING,
             append=False,
-            refs=("invariants.md §3.2 S2",),
+            refs=("docs/dialect-3fe196a751.md §I3.2 S2",),
         ),
         row(
             "s3-seq-not-from-zero",
@@ -119,7 +119,7 @@ def rows() -> list[Row]:
             log(X(TS(1), seq=1)),
             c.SEQ_NOT_CONTIGUOUS,
             append=False,
-            refs=("invariants.md §3.2 S3",),
+            refs=("docs/dialect-3fe196a751.md §I3.2 S3",),
             profile="strict",
         ),
         row(
@@ -127,98 +127,98 @@ def rows() -> list[Row]:
             "A user/message without surfaceOp",
             log(TS(1), X(U("a"), surfaceOp=DROP)),
             c.MISSING_SURFACE_OP,
-            refs=("invariants.md §3.2 S4",),
+            refs=("docs/dialect-3fe196a751.md §I3.2 S4",),
         ),
         row(
             "s4-assistant-without-marker",
             "An assistant/message without surfaceOp",
             log(TS(1), SS(1, 1), X(A(1, 1), surfaceOp=DROP)),
             c.MISSING_SURFACE_OP,
-            refs=("invariants.md §3.2 S4",),
+            refs=("docs/dialect-3fe196a751.md §I3.2 S4",),
         ),
         row(
             "s4-tool-result-without-marker",
             "A tool/result without surfaceOp",
             log(TS(1), SS(1, 1), TC(1, 1, "c1"), X(TR(1, 1, "c1"), surfaceOp=DROP)),
             c.MISSING_SURFACE_OP,
-            refs=("invariants.md §3.2 S4",),
+            refs=("docs/dialect-3fe196a751.md §I3.2 S4",),
         ),
         row(
             "s4-context-without-marker",
             "A context/message without surfaceOp",
             log(TS(1), X(CTX("n"), surfaceOp=DROP)),
             c.MISSING_SURFACE_OP,
-            refs=("invariants.md §3.2 S4",),
+            refs=("docs/dialect-3fe196a751.md §I3.2 S4",),
         ),
         row(
             "s4-steering-without-marker",
             "A steering/message without surfaceOp",
             log(TS(1), X(ST(1), surfaceOp=DROP)),
             c.MISSING_SURFACE_OP,
-            refs=("invariants.md §3.2 S4",),
+            refs=("docs/dialect-3fe196a751.md §I3.2 S4",),
         ),
         row(
             "s5-infinite-number",
             "Data holding an infinite number",
             log(TS(1), D(U("a"), x={"$nonjson": "infinity"})),
             c.NON_JSON_DATA,
-            refs=("invariants.md §3.2 S5",),
+            refs=("docs/dialect-3fe196a751.md §I3.2 S5",),
         ),
         row(
             "i2a-provenance-on-turn-end",
             "sourceEventSeqs on a log-only type",
             log(TS(1), X(TE(1), sourceEventSeqs=[0])),
             c.PROVENANCE_ON_LOG_ONLY_TYPE,
-            refs=("invariants.md §3.3 I2a",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I2a",),
         ),
         row(
             "i2b-marker-on-turn-end",
             "A surfaceOp on a log-only type",
             log(TS(1), X(TE(1), surfaceOp="append")),
             c.SURFACE_OP_ON_LOG_ONLY_TYPE,
-            refs=("invariants.md §3.3 I2b",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I2b",),
         ),
         row(
             "i2c-marker-on-plugin-type",
             "A surfaceOp on a plugin type",
             log(TS(1), X(EV("compact/start", {"turn": 1}), surfaceOp="append")),
             c.SURFACE_OP_ON_LOG_ONLY_TYPE,
-            refs=("invariants.md §3.3 I2c",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I2c",),
         ),
         row(
             "i3-empty-provenance",
             "Empty sourceEventSeqs",
             log(TS(1), X(U("a"), sourceEventSeqs=[])),
             c.PROVENANCE_EMPTY,
-            refs=("invariants.md §3.3 I3",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I3",),
         ),
         row(
             "i4-duplicate-provenance",
             "sourceEventSeqs naming a seq twice",
             log(TS(1), U("a"), X(U("b"), sourceEventSeqs=[1, 1])),
             c.PROVENANCE_DUPLICATE,
-            refs=("invariants.md §3.3 I4",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I4",),
         ),
         row(
             "i5a-provenance-self",
             "sourceEventSeqs naming the event itself",
             log(TS(1), X(U("a"), sourceEventSeqs=[1])),
             c.PROVENANCE_NOT_EARLIER,
-            refs=("invariants.md §3.3 I5a",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I5a",),
         ),
         row(
             "i5b-provenance-future",
             "sourceEventSeqs naming a later seq",
             log(TS(1), X(U("a"), sourceEventSeqs=[99])),
             c.PROVENANCE_NOT_EARLIER,
-            refs=("invariants.md §3.3 I5b",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I5b",),
         ),
         row(
             "i6a-provenance-negative",
             "sourceEventSeqs naming a negative seq",
             log(TS(1), X(U("a"), sourceEventSeqs=[-1])),
             c.PROVENANCE_UNKNOWN_SEQ,
-            refs=("invariants.md §3.3 I6a",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I6a",),
         ),
         row(
             "i6b-provenance-fraction",
@@ -227,7 +227,7 @@ def rows() -> list[Row]:
             c.MALFORMED_PROVENANCE,
             profile="strict",
             append=False,
-            refs=("invariants.md §3.3 I6b", "docs/deviations.md D-I3"),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I6b", "docs/deviations.md D-I3"),
         ),
         row(
             "provenance-string",
@@ -236,7 +236,7 @@ def rows() -> list[Row]:
             c.MALFORMED_PROVENANCE,
             profile="strict",
             append=False,
-            refs=("docs/deviations.md D-I3", "core.md §12 B4"),
+            refs=("docs/deviations.md D-I3", "docs/dialect-3fe196a751.md §C12 B4"),
         ),
         row(
             "provenance-not-a-list",
@@ -245,21 +245,21 @@ def rows() -> list[Row]:
             c.MALFORMED_PROVENANCE,
             profile="strict",
             append=False,
-            refs=("docs/deviations.md D-I3", "core.md §12 B4"),
+            refs=("docs/deviations.md D-I3", "docs/dialect-3fe196a751.md §C12 B4"),
         ),
         row(
             "i7a-replace-start-log-only",
             "A replace starting at a log-only event",
             log(TS(1), U("a"), replace(U("s"), 0, 1, 0, 1)),
             c.REPLACE_START_NOT_ON_SURFACE,
-            refs=("invariants.md §3.3 I7a",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I7a",),
         ),
         row(
             "i7b-replace-start-shadowed",
             "A replace starting at a shadowed node",
             log(TS(1), U("a"), replace(U("s"), 1, 1, 1), replace(U("t"), 1, 1, 1)),
             c.REPLACE_START_NOT_ON_SURFACE,
-            refs=("invariants.md §3.3 I7b",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I7b",),
         ),
         row(
             "i7c-marker-misspelt",
@@ -267,7 +267,7 @@ def rows() -> list[Row]:
             log(TS(1), U("a"), X(U("s"), surfaceOp="Append")),
             c.MALFORMED_SURFACE_OP,
             profile="strict",
-            refs=("invariants.md §3.3 I7c", "docs/deviations.md D-I3"),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I7c", "docs/deviations.md D-I3"),
         ),
         row(
             "i7d-marker-null",
@@ -276,7 +276,7 @@ def rows() -> list[Row]:
             c.MALFORMED_SURFACE_OP,
             profile="strict",
             append=False,
-            refs=("core.md §12 B3", "docs/deviations.md D-I3"),
+            refs=("docs/dialect-3fe196a751.md §C12 B3", "docs/deviations.md D-I3"),
         ),
         row(
             "marker-other-op",
@@ -284,7 +284,7 @@ def rows() -> list[Row]:
             log(TS(1), U("a"), X(U("s"), surfaceOp={"op": "delete", "start": 1, "end": 1})),
             c.MALFORMED_SURFACE_OP,
             profile="strict",
-            refs=("core.md §12 B3", "docs/deviations.md D-I3"),
+            refs=("docs/dialect-3fe196a751.md §C12 B3", "docs/deviations.md D-I3"),
         ),
         row(
             "marker-string-endpoints",
@@ -292,7 +292,7 @@ def rows() -> list[Row]:
             log(TS(1), U("a"), X(U("s"), surfaceOp={"op": "replace", "start": "1", "end": "1"})),
             c.MALFORMED_SURFACE_OP,
             profile="strict",
-            refs=("core.md §12 B3", "docs/deviations.md D-I3"),
+            refs=("docs/dialect-3fe196a751.md §C12 B3", "docs/deviations.md D-I3"),
         ),
         row(
             "marker-extra-key",
@@ -307,287 +307,287 @@ def rows() -> list[Row]:
             "A replace ending at a seq not on the surface",
             log(TS(1), U("a"), replace(U("s"), 1, 99, 1)),
             c.REPLACE_END_NOT_ON_SURFACE,
-            refs=("invariants.md §3.3 I8a",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I8a",),
         ),
         row(
             "i8b-replace-end-self",
             "A replace ending at its own seq",
             log(TS(1), U("a"), replace(U("s"), 1, 2, 1)),
             c.REPLACE_END_NOT_ON_SURFACE,
-            refs=("invariants.md §3.3 I8b",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I8b",),
         ),
         row(
             "i9a-replace-reversed",
             "A replace whose start comes after its end",
             log(TS(1), U("a"), U("b"), replace(U("s"), 2, 1, 1, 2)),
             c.REPLACE_RANGE_REVERSED,
-            refs=("invariants.md §3.3 I9a",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I9a",),
         ),
         row(
             "i9b-replace-reversed-by-position",
             "A replace reversed by surface position though not by seq",
             log(TS(1), U("a"), U("b"), replace(U("s"), 1, 1, 1), replace(U("t"), 2, 3, 2, 3)),
             c.REPLACE_RANGE_REVERSED,
-            refs=("invariants.md §3.3 I9b",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I9b",),
         ),
         row(
             "i10a-replace-provenance-partial",
             "A replace whose provenance misses a shadowed node",
             log(TS(1), U("a"), U("b"), replace(U("s"), 1, 2, 1)),
             c.REPLACE_PROVENANCE_INCOMPLETE,
-            refs=("invariants.md §3.3 I10a",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I10a",),
         ),
         row(
             "i10b-replace-provenance-absent",
             "A replace without provenance",
             log(TS(1), U("a"), U("b"), replace(U("s"), 1, 2)),
             c.REPLACE_PROVENANCE_INCOMPLETE,
-            refs=("invariants.md §3.3 I10b",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I10b",),
         ),
         row(
             "i10c-replace-provenance-positional",
             "Provenance must cover the shadowed range by position",
             log(TS(1), U("a"), U("b"), U("c"), replace(U("s"), 1, 1, 1), replace(U("t"), 4, 2, 4)),
             c.REPLACE_PROVENANCE_INCOMPLETE,
-            refs=("invariants.md §3.3 I10c",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I10c",),
         ),
         row(
             "i11-turn-already-open",
             "A turn/start while a turn is open",
             log(TS(1), TS(2)),
             c.TURN_ALREADY_OPEN,
-            refs=("invariants.md §3.3 I11",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I11",),
         ),
         row(
             "i12a-first-turn-not-one",
             "The first turn is not turn 1",
             log(TS(2)),
             c.TURN_OUT_OF_ORDER,
-            refs=("invariants.md §3.3 I12a",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I12a",),
         ),
         row(
             "i12b-turn-skipped",
             "A turn number skipped",
             log(TS(1), TE(1), TS(3)),
             c.TURN_OUT_OF_ORDER,
-            refs=("invariants.md §3.3 I12b",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I12b",),
         ),
         row(
             "i12c-turn-reused",
             "A turn number reused",
             log(TS(1), TE(1), TS(1)),
             c.TURN_OUT_OF_ORDER,
-            refs=("invariants.md §3.3 I12c",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I12c",),
         ),
         row(
             "i13a-turn-end-wrong-turn",
             "A turn/end naming another turn",
             log(TS(1), TE(2)),
             c.TURN_END_MISMATCH,
-            refs=("invariants.md §3.3 I13a",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I13a",),
         ),
         row(
             "i13b-turn-end-none-open",
             "A turn/end with no turn open",
             log(TE(1)),
             c.TURN_END_MISMATCH,
-            refs=("invariants.md §3.3 I13b",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I13b",),
         ),
         row(
             "i14-turn-end-step-open",
             "A turn/end while a step is open",
             log(TS(1), SS(1, 1), TE(1)),
             c.TURN_END_STEP_OPEN,
-            refs=("invariants.md §3.3 I14",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I14",),
         ),
         row(
             "i15a-step-wrong-turn",
             "A step/start naming another turn",
             log(TS(1), SS(2, 1)),
             c.STEP_TURN_MISMATCH,
-            refs=("invariants.md §3.3 I15a",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I15a",),
         ),
         row(
             "i15b-step-no-turn",
             "A step/start with no turn open",
             log(SS(1, 1)),
             c.STEP_TURN_MISMATCH,
-            refs=("invariants.md §3.3 I15b",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I15b",),
         ),
         row(
             "i16-step-already-open",
             "A step/start while a step is open",
             log(TS(1), SS(1, 1), SS(1, 2)),
             c.STEP_ALREADY_OPEN,
-            refs=("invariants.md §3.3 I16",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I16",),
         ),
         row(
             "i17a-first-step-not-one",
             "The first step is not step 1",
             log(TS(1), SS(1, 2)),
             c.STEP_OUT_OF_ORDER,
-            refs=("invariants.md §3.3 I17a",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I17a",),
         ),
         row(
             "i17b-step-skipped",
             "A step number skipped",
             log(TS(1), SS(1, 1), SE(1, 1), SS(1, 3)),
             c.STEP_OUT_OF_ORDER,
-            refs=("invariants.md §3.3 I17b",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I17b",),
         ),
         row(
             "i17c-steps-restart-per-turn",
             "Steps start again at 1 in every turn",
             log(TS(1), SS(1, 1), SE(1, 1), TE(1), TS(2), SS(2, 2)),
             c.STEP_OUT_OF_ORDER,
-            refs=("invariants.md §3.3 I17c",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I17c",),
         ),
         row(
             "i18a-step-end-none-open",
             "A step/end with no step open",
             log(TS(1), SE(1, 1)),
             c.STEP_NOT_OPEN,
-            refs=("invariants.md §3.3 I18a",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I18a",),
         ),
         row(
             "i18b-step-end-wrong-step",
             "A step/end naming another step",
             log(TS(1), SS(1, 1), SE(1, 2)),
             c.STEP_NOT_OPEN,
-            refs=("invariants.md §3.3 I18b",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I18b",),
         ),
         row(
             "i18c-chunk-no-step",
             "A chunk with no step open",
             log(TS(1), CH(1, 1)),
             c.STEP_NOT_OPEN,
-            refs=("invariants.md §3.3 I18c",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I18c",),
         ),
         row(
             "i18d-chunk-no-turn",
             "A chunk with no turn open is STEP_NOT_OPEN, not EVENT_OUTSIDE_TURN",
             log(CH(1, 1)),
             c.STEP_NOT_OPEN,
-            refs=("invariants.md §3.3 I18d",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I18d",),
         ),
         row(
             "i18e-assistant-wrong-step",
             "An assistant message naming another step",
             log(TS(1), SS(1, 1), A(1, 2)),
             c.STEP_NOT_OPEN,
-            refs=("invariants.md §3.3 I18e",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I18e",),
         ),
         row(
             "i18f-assistant-outside-step",
             "An assistant message outside any step",
             log(TS(1), U("a"), A(1, 1)),
             c.STEP_NOT_OPEN,
-            refs=("invariants.md §3.3 I18f",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I18f",),
         ),
         row(
             "i18g-tool-call-outside-step",
             "A tool/call outside any step",
             log(TS(1), TC(1, 1, "c1")),
             c.STEP_NOT_OPEN,
-            refs=("invariants.md §3.3 I18g",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I18g",),
         ),
         row(
             "i18h-tool-result-outside-step",
             "A tool/result outside any step: STEP_NOT_OPEN before pairing",
             log(TS(1), TR(1, 1, "c1")),
             c.STEP_NOT_OPEN,
-            refs=("invariants.md §3.3 I18h",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I18h",),
         ),
         row(
             "i18i-chunk-wrong-turn",
             "A chunk naming another turn",
             log(TS(1), SS(1, 1), CH(2, 1)),
             c.STEP_NOT_OPEN,
-            refs=("invariants.md §3.3 I18i",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I18i",),
         ),
         row(
             "i19a-result-without-call",
             "A tool/result answering no tool/call",
             log(TS(1), SS(1, 1), TR(1, 1, "ghost")),
             c.TOOL_RESULT_UNPAIRED,
-            refs=("invariants.md §3.3 I19a",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I19a",),
         ),
         row(
             "i19b-result-of-earlier-step",
             "A tool/result answering a call of an earlier step",
             log(TS(1), SS(1, 1), TC(1, 1, "c1"), SE(1, 1), SS(1, 2), TR(1, 2, "c1")),
             c.TOOL_RESULT_UNPAIRED,
-            refs=("invariants.md §3.3 I19b",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I19b",),
         ),
         row(
             "i19c-result-twice",
             "A second tool/result for one call",
             log(TS(1), SS(1, 1), TC(1, 1, "c1"), TR(1, 1, "c1"), TR(1, 1, "c1")),
             c.TOOL_RESULT_UNPAIRED,
-            refs=("invariants.md §3.3 I19c",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I19c",),
         ),
         row(
             "i19d-block-is-not-a-call",
             "A tool-call block is not a tool/call event",
             log(TS(1), SS(1, 1), ATC(1, 1, "c1"), TR(1, 1, "c1")),
             c.TOOL_RESULT_UNPAIRED,
-            refs=("invariants.md §3.3 I19d",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I19d",),
         ),
         row(
             "i20a-user-outside-turn",
             "A user message outside any turn",
             log(U("hi")),
             c.EVENT_OUTSIDE_TURN,
-            refs=("invariants.md §3.3 I20a",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I20a",),
         ),
         row(
             "i20b-context-after-turn",
             "A context message after the turn ended",
             log(TS(1), TE(1), CTX("n")),
             c.EVENT_OUTSIDE_TURN,
-            refs=("invariants.md §3.3 I20b",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I20b",),
         ),
         row(
             "i20c-steering-outside-turn",
             "A steering message outside any turn",
             log(ST(1)),
             c.EVENT_OUTSIDE_TURN,
-            refs=("invariants.md §3.3 I20c",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I20c",),
         ),
         row(
             "i20d-plugin-type-outside-turn",
             "A plugin event outside any turn",
             log(EV("compact/start", {"turn": 1})),
             c.EVENT_OUTSIDE_TURN,
-            refs=("invariants.md §3.3 I20d",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I20d",),
         ),
         row(
             "i20d-todo-outside-turn",
             "A todo/write outside any turn",
             log(EV("todo/write", {"todos": []})),
             c.EVENT_OUTSIDE_TURN,
-            refs=("invariants.md §3.3 I20d",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I20d",),
         ),
         row(
             "i20d-unknown-type-outside-turn",
             "An unknown type outside any turn",
             log(EV("foo/bar", None)),
             c.EVENT_OUTSIDE_TURN,
-            refs=("invariants.md §3.3 I20d",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I20d",),
         ),
         row(
             "precedence-provenance-before-turn",
             "An empty provenance outside any turn is PROVENANCE_EMPTY",
             log(X(U("hi"), sourceEventSeqs=[])),
             c.PROVENANCE_EMPTY,
-            refs=("invariants.md §3.3 I-prec",),
+            refs=("docs/dialect-3fe196a751.md §I3.3 I-prec",),
         ),
         row(
             "precedence-log-only-before-step",
             "Provenance on a tool/call outside any step is reported first",
             log(TS(1), X(TC(1, 1, "c1"), sourceEventSeqs=[0])),
             c.PROVENANCE_ON_LOG_ONLY_TYPE,
-            refs=("invariants.md §1.3 precedence",),
+            refs=("docs/dialect-3fe196a751.md §I1.3 precedence",),
         ),
         row(
             "field-turn-a-string",
@@ -641,7 +641,7 @@ def rows() -> list[Row]:
 
 
 def accepted() -> list[tuple[str, str, list[Record], str]]:
-    """Must-accept logs (invariants.md §3.5): name, title, log, notes reference."""
+    """Must-accept logs (docs/dialect-3fe196a751.md §I3.5): name, title, log, notes reference."""
     compact_summary = {
         "summary": [{"type": "text", "text": "s"}],
         "shadowedRange": {"start": 1, "end": 1},
@@ -817,7 +817,7 @@ def scenarios() -> list[Scenario]:
             scenario(
                 f"invariants.{name}",
                 f"{title}: accepted with live invariants",
-                (SEED_INV, CHECK_LOG, f"invariants.md §3.5 {ref}"),
+                (SEED_INV, CHECK_LOG, f"docs/dialect-3fe196a751.md §I3.5 {ref}"),
                 "core",
                 new(records, invariants=True),
                 *reads(),
@@ -829,10 +829,11 @@ def scenarios() -> list[Scenario]:
 
 
 def _seed_tests(code: Code) -> tuple[str, ...]:
-    """The reference's seed tests a plain-seed case transcribes (core.md §11)."""
-    return {Code.MISSING_SURFACE_OP: ("core.md §11 #12",), Code.NON_JSON_DATA: ("core.md §11 #10",)}.get(
-        code, ()
-    )
+    """The reference's seed tests a plain-seed case transcribes (docs/dialect-3fe196a751.md §C11)."""
+    return {
+        Code.MISSING_SURFACE_OP: ("docs/dialect-3fe196a751.md §C11 #12",),
+        Code.NON_JSON_DATA: ("docs/dialect-3fe196a751.md §C11 #10",),
+    }.get(code, ())
 
 
 def _plain_seed(item: Row) -> Scenario | None:
@@ -881,7 +882,7 @@ def extra() -> list[Scenario]:
             (
                 "dsh_spec.invariants.validate_append_with_invariants",
                 "docs/deviations.md D-I1",
-                "invariants.md §0",
+                "docs/dialect-3fe196a751.md §I0",
             ),
             "strict",
             new(log(TS(1)), invariants=True),
@@ -893,7 +894,7 @@ def extra() -> list[Scenario]:
         scenario(
             "invariants.i6c-refused-event-is-not-known",
             "After a refused append the next event takes its seq: naming that seq is PROVENANCE_NOT_EARLIER",
-            ("docs/deviations.md D-I1", "invariants.md §3.3 I6c"),
+            ("docs/deviations.md D-I1", "docs/dialect-3fe196a751.md §I3.3 I6c"),
             "strict",
             new(log(TS(1)), invariants=True),
             append(X(U("x"), sourceEventSeqs=[]), time=1001).fails(Code.PROVENANCE_EMPTY),
@@ -902,7 +903,7 @@ def extra() -> list[Scenario]:
         scenario(
             "check-log.i6c-refused-record-is-unknown",
             "check_log leaves a refused record out: naming it later is PROVENANCE_UNKNOWN_SEQ",
-            (CHECK_LOG, "docs/deviations.md D-I2", "invariants.md §3.3 I6c"),
+            (CHECK_LOG, "docs/deviations.md D-I2", "docs/dialect-3fe196a751.md §I3.3 I6c"),
             "strict",
             check(log(TS(1), X(U("x"), sourceEventSeqs=[]), X(U("y"), sourceEventSeqs=[1]))),
         ),

@@ -161,7 +161,7 @@ def reference_stores() -> list[Scenario]:
             scenario(
                 f"persistence.reference-jsonl-{case}",
                 f"The reference's JSONL store {case} loads unchanged, with its surface and messages",
-                (LOAD, SEED, LAYOUT, "persistence.md §2", "persistence.md §5"),
+                (LOAD, SEED, LAYOUT, "docs/dialect-3fe196a751.md §P2", "docs/dialect-3fe196a751.md §P5"),
                 "core",
                 open_("jsonl", root),
                 listing(),
@@ -175,7 +175,7 @@ def reference_stores() -> list[Scenario]:
             scenario(
                 f"persistence.reference-sqlite-{case}",
                 f"The reference's SQLite store {case} loads unchanged, with its surface and messages",
-                (LOAD, SEED, "persistence.md §3", "persistence.md §5"),
+                (LOAD, SEED, "docs/dialect-3fe196a751.md §P3", "docs/dialect-3fe196a751.md §P5"),
                 "core",
                 open_("sqlite", database),
                 listing(),
@@ -189,7 +189,7 @@ def reference_stores() -> list[Scenario]:
         scenario(
             "persistence.reference-sqlite-binary-file",
             "A database file the reference wrote (WAL mode) loads as its SQL dump does",
-            (LOAD, "persistence.md §3"),
+            (LOAD, "docs/dialect-3fe196a751.md §P3"),
             "core",
             open_("sqlite", {"$artifact": "sqlite/single-turn-text-cwd.db"}),
             load("single-turn-text"),
@@ -206,8 +206,8 @@ def reference_stores() -> list[Scenario]:
                     LOAD,
                     CLOSERS,
                     "dsh_spec.repair.closer_json",
-                    "persistence.md §5.3",
-                    "persistence.md Appendix A",
+                    "docs/dialect-3fe196a751.md §P5.3",
+                    "docs/dialect-3fe196a751.md §PA",
                 ),
                 "core",
                 open_("jsonl", root),
@@ -225,7 +225,7 @@ def reference_stores() -> list[Scenario]:
             scenario(
                 f"persistence.reference-sqlite-{case}",
                 f"A SQLite log with {what} is closed on load, the closers stored as rows",
-                (LOAD, CLOSERS, "persistence.md §3.6", "persistence.md §5.3"),
+                (LOAD, CLOSERS, "docs/dialect-3fe196a751.md §P3.6", "docs/dialect-3fe196a751.md §P5.3"),
                 "core",
                 open_("sqlite", database),
                 load(session_id),
@@ -240,7 +240,11 @@ def reference_stores() -> list[Scenario]:
         scenario(
             "persistence.reference-jsonl-header-version-1",
             "A JSONL log whose header says version 1 is refused and left alone",
-            ("docs/errors.md STORE_VERSION_UNSUPPORTED", "persistence.md §2.6", "invariants.md §3.2 S8"),
+            (
+                "docs/errors.md STORE_VERSION_UNSUPPORTED",
+                "docs/dialect-3fe196a751.md §P2.6",
+                "docs/dialect-3fe196a751.md §I3.2 S8",
+            ),
             "core",
             open_("jsonl", {"$artifact": "jsonl/reject-jsonl-header-version-1"}),
             load("version-one").fails(Code.STORE_VERSION_UNSUPPORTED),
@@ -248,7 +252,7 @@ def reference_stores() -> list[Scenario]:
         scenario(
             "persistence.reference-jsonl-invalid-utf8-committed",
             "A committed JSONL line broken by an invalid UTF-8 byte is damage: the load is refused",
-            (LOAD, "docs/errors.md STORE_CORRUPT", "invariants.md §3.2 S9"),
+            (LOAD, "docs/errors.md STORE_CORRUPT", "docs/dialect-3fe196a751.md §I3.2 S9"),
             "core",
             open_("jsonl", {"$artifact": "jsonl/reject-jsonl-invalid-utf8-outside-string"}),
             load("bad-utf8-token").fails(Code.STORE_CORRUPT),
@@ -256,7 +260,7 @@ def reference_stores() -> list[Scenario]:
         scenario(
             "persistence.reference-jsonl-null-line",
             "A null line in the committed region is damage: STORE_CORRUPT, not a crash",
-            (LOAD, "docs/deviations.md P3", "persistence.md §7 B3"),
+            (LOAD, "docs/deviations.md P3", "docs/dialect-3fe196a751.md §P7 B3"),
             "strict",
             open_("jsonl", {"$artifact": "jsonl/reject-jsonl-null-line-mid-file"}),
             load("null-line").fails(Code.STORE_CORRUPT),
@@ -264,7 +268,7 @@ def reference_stores() -> list[Scenario]:
         scenario(
             "persistence.reference-jsonl-invalid-utf8-before-torn-tail",
             "Invalid UTF-8 before a torn tail does not shift the cut: the repaired file loads again",
-            (LOAD, "docs/deviations.md P3", "persistence.md §7 B4"),
+            (LOAD, "docs/deviations.md P3", "docs/dialect-3fe196a751.md §P7 B4"),
             "strict",
             open_("jsonl", {"$artifact": "jsonl/jsonl-invalid-utf8-before-torn-tail-offset-bug"}),
             load("utf8-torn"),
@@ -291,7 +295,11 @@ def reference_stores() -> list[Scenario]:
             scenario(
                 f"persistence.{case}",
                 f"A database {what} is refused by the time a load is tried",
-                ("docs/errors.md STORE_SCHEMA_MISMATCH", "persistence.md §3.2", "persistence.md §6.5 #11-12"),
+                (
+                    "docs/errors.md STORE_SCHEMA_MISMATCH",
+                    "docs/dialect-3fe196a751.md §P3.2",
+                    "docs/dialect-3fe196a751.md §P6.5 #11-12",
+                ),
                 "core",
                 open_("sqlite", database).fails(Code.STORE_SCHEMA_MISMATCH, lazy=1),
                 load("uv3"),
@@ -301,7 +309,11 @@ def reference_stores() -> list[Scenario]:
             scenario(
                 f"persistence.{case}-untouched",
                 f"A database {what} is refused at open and left as it was",
-                ("docs/deviations.md P5", "persistence.md §7 B25", "persistence.md §7 B26"),
+                (
+                    "docs/deviations.md P5",
+                    "docs/dialect-3fe196a751.md §P7 B25",
+                    "docs/dialect-3fe196a751.md §P7 B26",
+                ),
                 "strict",
                 open_("sqlite", database).fails(Code.STORE_SCHEMA_MISMATCH),
                 sql(database, "PRAGMA user_version"),
@@ -311,7 +323,7 @@ def reference_stores() -> list[Scenario]:
     return out
 
 
-# -- the backend contract (persistence.md §6.1, §6.2) --------------------------------------------
+# -- the backend contract (dialect §P6.1, §P6.2) --------------------------------------------
 
 CONTRACT = [TS(1), U("a"), SS(1, 1), A(1, 1), SE(1, 1), TE(1), TS(2), SS(2, 1)]
 
@@ -330,12 +342,12 @@ def contract() -> list[Scenario]:
     closed = log(*CONTRACT[:6])
     for kind in ("memory", "jsonl", "sqlite"):
         path = where(kind)
-        ref = ("persistence.md §6.1", "dsh_session SessionBackend")
+        ref = ("docs/dialect-3fe196a751.md §P6.1", "dsh_session.SessionBackend")
         out += [
             scenario(
                 f"persistence.{kind}-round-trip",
                 f"{kind}: create and append, then load gives the header and events back (contract 1)",
-                (*ref, "persistence.md §6.1 #1"),
+                (*ref, "docs/dialect-3fe196a751.md §P6.1 #1"),
                 "core",
                 open_(kind, path),
                 create(header()),
@@ -347,7 +359,7 @@ def contract() -> list[Scenario]:
                 f"persistence.{kind}-open-turn-closed-on-load",
                 f"{kind}: a stored open turn is closed on load and the log continues after the closers "
                 "(contract 2)",
-                (*ref, CLOSERS, "persistence.md §6.1 #2"),
+                (*ref, CLOSERS, "docs/dialect-3fe196a751.md §P6.1 #2"),
                 "core",
                 open_(kind, path),
                 create(header()),
@@ -359,7 +371,7 @@ def contract() -> list[Scenario]:
             scenario(
                 f"persistence.{kind}-interrupted-tool-call",
                 f"{kind}: an unanswered tool call gets a synthetic error result on load (contract 3)",
-                (*ref, CLOSERS, "persistence.md §6.1 #3"),
+                (*ref, CLOSERS, "docs/dialect-3fe196a751.md §P6.1 #3"),
                 "core",
                 open_(kind, path),
                 create(header()),
@@ -370,7 +382,7 @@ def contract() -> list[Scenario]:
             scenario(
                 f"persistence.{kind}-list",
                 f"{kind}: a session is listed once it has events, not before (contract 4, 5)",
-                (*ref, "persistence.md §6.1 #4", "persistence.md §6.1 #5"),
+                (*ref, "docs/dialect-3fe196a751.md §P6.1 #4", "docs/dialect-3fe196a751.md §P6.1 #5"),
                 "core",
                 open_(kind, path),
                 create(header("b")),
@@ -383,7 +395,7 @@ def contract() -> list[Scenario]:
             scenario(
                 f"persistence.{kind}-append-seq-mismatch",
                 f"{kind}: a batch that does not continue the stored log is refused (contract 6)",
-                (*ref, "persistence.md §6.1 #6"),
+                (*ref, "docs/dialect-3fe196a751.md §P6.1 #6"),
                 "core",
                 open_(kind, path),
                 create(header()),
@@ -394,7 +406,7 @@ def contract() -> list[Scenario]:
             scenario(
                 f"persistence.{kind}-append-gap-in-batch",
                 f"{kind}: a batch with a seq gap is refused and nothing of it is stored (contract 7)",
-                (*ref, "persistence.md §6.1 #7"),
+                (*ref, "docs/dialect-3fe196a751.md §P6.1 #7"),
                 "core",
                 open_(kind, path),
                 create(header()),
@@ -405,7 +417,7 @@ def contract() -> list[Scenario]:
             scenario(
                 f"persistence.{kind}-append-non-json",
                 f"{kind}: an event whose data is not JSON is refused (contract 8)",
-                (*ref, "persistence.md §6.1 #8"),
+                (*ref, "docs/dialect-3fe196a751.md §P6.1 #8"),
                 "core",
                 open_(kind, path),
                 create(header()),
@@ -417,7 +429,7 @@ def contract() -> list[Scenario]:
             scenario(
                 f"persistence.{kind}-load-missing",
                 f"{kind}: loading a session that was never stored is refused",
-                (*ref, "docs/errors.md SESSION_NOT_FOUND", "persistence.md §6.2 #24"),
+                (*ref, "docs/errors.md SESSION_NOT_FOUND", "docs/dialect-3fe196a751.md §P6.2 #24"),
                 "core",
                 open_(kind, path),
                 load("nobody").fails(Code.SESSION_NOT_FOUND),
@@ -425,7 +437,7 @@ def contract() -> list[Scenario]:
             scenario(
                 f"persistence.{kind}-create-twice",
                 f"{kind}: creating a tracked id again is refused",
-                (*ref, "docs/errors.md SESSION_ALREADY_EXISTS", "persistence.md §6.2 #25"),
+                (*ref, "docs/errors.md SESSION_ALREADY_EXISTS", "docs/dialect-3fe196a751.md §P6.2 #25"),
                 "core",
                 open_(kind, path),
                 create(header()),
@@ -434,7 +446,7 @@ def contract() -> list[Scenario]:
             scenario(
                 f"persistence.{kind}-lineage-round-trip",
                 f"{kind}: parentSession and seedLength survive a round trip",
-                (*ref, "persistence.md §6.2 #2", "persistence.md §6.2 #27"),
+                (*ref, "docs/dialect-3fe196a751.md §P6.2 #2", "docs/dialect-3fe196a751.md §P6.2 #27"),
                 "core",
                 open_(kind, path),
                 create(header("child", parentSession="parent", seedLength=6)),
@@ -445,7 +457,7 @@ def contract() -> list[Scenario]:
             scenario(
                 f"persistence.{kind}-append-empty-batch",
                 f"{kind}: an empty batch for a created session writes nothing (coordinator contract 23)",
-                (*ref, "persistence.md §6.2 #23"),
+                (*ref, "docs/dialect-3fe196a751.md §P6.2 #23"),
                 "core",
                 open_(kind, path),
                 create(header()),
@@ -455,7 +467,12 @@ def contract() -> list[Scenario]:
             scenario(
                 f"persistence.{kind}-empty-id",
                 f"{kind}: a session with the empty id is refused at create",
-                (*ref, "docs/errors.md INVALID_HEADER", "docs/deviations.md P6", "persistence.md §7 B33"),
+                (
+                    *ref,
+                    "docs/errors.md INVALID_HEADER",
+                    "docs/deviations.md P6",
+                    "docs/dialect-3fe196a751.md §P7 B33",
+                ),
                 "strict",
                 open_(kind, path),
                 create(header("")).fails(Code.INVALID_HEADER),
@@ -471,7 +488,7 @@ def contract() -> list[Scenario]:
             scenario(
                 f"persistence.{kind}-append-unknown-empty",
                 f"{kind}: an empty batch for an unknown session is refused",
-                (*ref, "docs/deviations.md P6", "persistence.md §7 B34"),
+                (*ref, "docs/deviations.md P6", "docs/dialect-3fe196a751.md §P7 B34"),
                 "strict",
                 open_(kind, path),
                 write("nobody", []).fails(Code.SESSION_NOT_FOUND),
@@ -479,7 +496,7 @@ def contract() -> list[Scenario]:
             scenario(
                 f"persistence.{kind}-append-refuses-bad-event",
                 f"{kind}: an event that breaks a rule of the log is refused before anything is stored",
-                (*ref, "docs/deviations.md P2", "persistence.md §7 B13"),
+                (*ref, "docs/deviations.md P2", "docs/dialect-3fe196a751.md §P7 B13"),
                 "strict",
                 open_(kind, path),
                 create(header()),
@@ -502,7 +519,11 @@ def contract() -> list[Scenario]:
                 f"persistence.{kind}-append-adopts-a-stored-session",
                 f"{kind}: a backend that did not write a session appends to it, continuing its seq "
                 "(coordinator contract 22)",
-                ("persistence.md §6.1", "persistence.md §5.1", "persistence.md §6.2 #22"),
+                (
+                    "docs/dialect-3fe196a751.md §P6.1",
+                    "docs/dialect-3fe196a751.md §P5.1",
+                    "docs/dialect-3fe196a751.md §P6.2 #22",
+                ),
                 "core",
                 open_(kind, where(kind)),
                 create(header()),
@@ -528,9 +549,9 @@ def jsonl_files() -> list[Scenario]:
             "JSONL lines are JavaScript's JSON text: number forms, index keys first, lone surrogates escaped",
             (
                 "dsh_spec.json_value.js_stringify",
-                "persistence.md §0.4",
-                "persistence.md §2.3",
-                "DESIGN decision 4",
+                "docs/dialect-3fe196a751.md §P0.4",
+                "docs/dialect-3fe196a751.md §P2.3",
+                "docs/persistence.md",
             ),
             "core",
             open_("jsonl", root),
@@ -542,7 +563,7 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.sqlite-rows",
             "SQLite rows hold JavaScript's JSON text, surface columns NULL when absent",
-            ("dsh_spec.json_value.js_stringify", "persistence.md §3.3", "DESIGN decision 4"),
+            ("dsh_spec.json_value.js_stringify", "docs/dialect-3fe196a751.md §P3.3", "docs/persistence.md"),
             "core",
             open_("sqlite", where("sqlite")),
             create(header()),
@@ -558,7 +579,7 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.jsonl-torn-tail-repaired",
             "A torn last line after the last turn/end is cut and the open turn closed (contract 29)",
-            (LOAD, CLOSERS, "persistence.md §6.2 #29", "persistence.md §6.4 #7"),
+            (LOAD, CLOSERS, "docs/dialect-3fe196a751.md §P6.2 #29", "docs/dialect-3fe196a751.md §P6.4 #7"),
             "core",
             open_("jsonl", root),
             create(header()),
@@ -574,7 +595,7 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.sqlite-torn-row-repaired",
             "A row that does not parse after the last turn/end is deleted and the turn closed (contract 29)",
-            (LOAD, CLOSERS, "persistence.md §6.2 #29", "persistence.md §6.5 #13"),
+            (LOAD, CLOSERS, "docs/dialect-3fe196a751.md §P6.2 #29", "docs/dialect-3fe196a751.md §P6.5 #13"),
             "core",
             open_("sqlite", where("sqlite")),
             create(header()),
@@ -592,7 +613,7 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.jsonl-header-only",
             "A header with no event lines loads as an empty log",
-            (LOAD, "persistence.md §6.4 #20"),
+            (LOAD, "docs/dialect-3fe196a751.md §P6.4 #20"),
             "core",
             put(root, file, '{"type":"session","version":0,"id":"s","createdAt":1767225600000,"cwd":"/w"}\n'),
             open_("jsonl", root),
@@ -601,7 +622,12 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.jsonl-empty-file",
             "An empty JSONL file has no header: STORE_CORRUPT",
-            (LOAD, "docs/errors.md STORE_CORRUPT", "invariants.md §3.2 S6", "persistence.md §6.4 #14"),
+            (
+                LOAD,
+                "docs/errors.md STORE_CORRUPT",
+                "docs/dialect-3fe196a751.md §I3.2 S6",
+                "docs/dialect-3fe196a751.md §P6.4 #14",
+            ),
             "core",
             put(root, file, ""),
             open_("jsonl", root),
@@ -610,7 +636,7 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.jsonl-header-not-a-session",
             "A first line that is not a session header: STORE_CORRUPT",
-            (LOAD, "invariants.md §3.2 S7", "persistence.md §6.4 #16"),
+            (LOAD, "docs/dialect-3fe196a751.md §I3.2 S7", "docs/dialect-3fe196a751.md §P6.4 #16"),
             "core",
             put(root, file, '{"type":"turn/start","seq":0}\n'),
             open_("jsonl", root),
@@ -619,7 +645,7 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.jsonl-gap-before-turn-end",
             "A seq gap before the last turn/end is damage: STORE_CORRUPT (persistence test 6.4 #18)",
-            (LOAD, "persistence.md §6.4 #18", "invariants.md §3.2 S1"),
+            (LOAD, "docs/dialect-3fe196a751.md §P6.4 #18", "docs/dialect-3fe196a751.md §I3.2 S1"),
             "core",
             open_("jsonl", root),
             create(header()),
@@ -636,7 +662,7 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.jsonl-gap-after-turn-end",
             "A seq gap after the last turn/end is a torn tail: cut there (persistence test 6.4 #22)",
-            (LOAD, "persistence.md §6.4 #22"),
+            (LOAD, "docs/dialect-3fe196a751.md §P6.4 #22"),
             "core",
             open_("jsonl", root),
             create(header()),
@@ -649,7 +675,7 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.jsonl-unparsable-before-turn-end",
             "A line that does not parse before the last turn/end is damage (persistence test 6.4 #19)",
-            (LOAD, "persistence.md §6.4 #19", "invariants.md §3.2 S9"),
+            (LOAD, "docs/dialect-3fe196a751.md §P6.4 #19", "docs/dialect-3fe196a751.md §I3.2 S9"),
             "core",
             open_("jsonl", root),
             create(header()),
@@ -665,7 +691,7 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.jsonl-marker-less-event-refused",
             "A stored surface event without its marker is refused on load with the seed's code",
-            (LOAD, SEED, "docs/deviations.md P2", "persistence.md §7 B13"),
+            (LOAD, SEED, "docs/deviations.md P2", "docs/dialect-3fe196a751.md §P7 B13"),
             "strict",
             open_("jsonl", root),
             create(header()),
@@ -713,7 +739,7 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.jsonl-file-of-another-session",
             "A file whose header names another session is refused",
-            (LOAD, "docs/deviations.md P3", "persistence.md §7 B17"),
+            (LOAD, "docs/deviations.md P3", "docs/dialect-3fe196a751.md §P7 B17"),
             "strict",
             put(root, file, '{"type":"session","version":0,"id":"other","createdAt":1,"cwd":"/w"}\n'),
             open_("jsonl", root),
@@ -722,7 +748,7 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.jsonl-file-in-wrong-directory",
             "A log in another cwd's directory than its header names is refused",
-            (LOAD, LAYOUT, "docs/deviations.md P3", "persistence.md §7 B17"),
+            (LOAD, LAYOUT, "docs/deviations.md P3", "docs/dialect-3fe196a751.md §P7 B17"),
             "strict",
             put(
                 root, "_no-cwd/s.jsonl", '{"type":"session","version":0,"id":"s","createdAt":1,"cwd":"/w"}\n'
@@ -734,7 +760,7 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.jsonl-one-id-two-directories",
             "One session id in two cwd directories is refused",
-            (LOAD, "docs/deviations.md P3", "persistence.md §7 B18"),
+            (LOAD, "docs/deviations.md P3", "docs/dialect-3fe196a751.md §P7 B18"),
             "strict",
             put(root, file, '{"type":"session","version":0,"id":"s","createdAt":1,"cwd":"/w"}\n'),
             put(root, "_no-cwd/s.jsonl", '{"type":"session","version":0,"id":"s","createdAt":1}\n'),
@@ -744,7 +770,11 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.jsonl-list-only-readable-logs",
             "list shows only readable version-0 logs in the right place, sorted by id",
-            ("docs/deviations.md P3", "persistence.md §7 B32", "persistence.md §6.4 #27"),
+            (
+                "docs/deviations.md P3",
+                "docs/dialect-3fe196a751.md §P7 B32",
+                "docs/dialect-3fe196a751.md §P6.4 #27",
+            ),
             "strict",
             put(
                 root,
@@ -761,7 +791,7 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.jsonl-stale-writer",
             "A second backend that appends after another one wrote is refused: nothing is written",
-            ("docs/errors.md STORE_CONFLICT", "docs/deviations.md P4", "persistence.md §7 B5"),
+            ("docs/errors.md STORE_CONFLICT", "docs/deviations.md P4", "docs/dialect-3fe196a751.md §P7 B5"),
             "strict",
             open_("jsonl", root),
             create(header()),
@@ -788,7 +818,11 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.jsonl-id-too-long",
             "An id whose file name would be too long is refused at create",
-            ("docs/errors.md STORE_UNREPRESENTABLE", "docs/deviations.md P4", "persistence.md §7 B19"),
+            (
+                "docs/errors.md STORE_UNREPRESENTABLE",
+                "docs/deviations.md P4",
+                "docs/dialect-3fe196a751.md §P7 B19",
+            ),
             "strict",
             open_("jsonl", root),
             create(header("x" * 233)).fails(Code.STORE_UNREPRESENTABLE),
@@ -804,7 +838,7 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.sqlite-negative-seq",
             "A row with a negative seq is damage, not a reason to delete the session",
-            (LOAD, "docs/deviations.md P5", "persistence.md §7 B28"),
+            (LOAD, "docs/deviations.md P5", "docs/dialect-3fe196a751.md §P7 B28"),
             "strict",
             open_("sqlite", where("sqlite")),
             create(header()),
@@ -817,7 +851,11 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.sqlite-foreign-database",
             "A version-0 database holding other tables is refused at open and left alone",
-            ("docs/errors.md STORE_SCHEMA_MISMATCH", "docs/deviations.md P5", "persistence.md §7 B25"),
+            (
+                "docs/errors.md STORE_SCHEMA_MISMATCH",
+                "docs/deviations.md P5",
+                "docs/dialect-3fe196a751.md §P7 B25",
+            ),
             "strict",
             sql(where("sqlite"), "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)"),
             open_("sqlite", where("sqlite")).fails(Code.STORE_SCHEMA_MISMATCH),
@@ -850,7 +888,7 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.sqlite-locked",
             "A database another connection holds locked is refused after the wait",
-            ("docs/errors.md STORE_LOCKED", "docs/deviations.md P5", "persistence.md §7 B27"),
+            ("docs/errors.md STORE_LOCKED", "docs/deviations.md P5", "docs/dialect-3fe196a751.md §P7 B27"),
             "strict",
             open_("sqlite", where("sqlite"), lock=0.2),
             create(header()),
@@ -860,7 +898,7 @@ def jsonl_files() -> list[Scenario]:
         scenario(
             "persistence.jsonl-root-not-a-directory",
             "A JSONL root that is a file is an I/O error",
-            ("docs/errors.md STORE_IO", "persistence.md §6.4 #35"),
+            ("docs/errors.md STORE_IO", "docs/dialect-3fe196a751.md §P6.4 #35"),
             "strict",
             put({"$scratch": "base"}, "root", "not a directory"),
             open_("jsonl", {"$scratch": "base", "file": "root"}),

@@ -40,7 +40,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "projection.turn-with-tool-call",
             "A turn with text, a tool call and its result derives user, assistant, user (reference test 1)",
-            [HISTORY, "core.md §1.10", "core.md §11 #1"],
+            [HISTORY, "docs/dialect-3fe196a751.md §C1.10", "docs/dialect-3fe196a751.md §C11 #1"],
             "core",
             new(
                 log(
@@ -60,7 +60,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "projection.user-message",
             "user/message projects to a user message with its content",
-            [EVENT, "core.md §1.10"],
+            [EVENT, "docs/dialect-3fe196a751.md §C1.10"],
             "core",
             new(log(TS(1), U("hi"))),
             event_message(1).gives({"role": "user", "content": [{"type": "text", "text": "hi"}]}),
@@ -68,7 +68,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "projection.log-only-projects-nothing",
             "Events of log-only types project to nothing (reference test 64)",
-            [EVENT, "core.md §6.1", "core.md §11 #64"],
+            [EVENT, "docs/dialect-3fe196a751.md §C6.1", "docs/dialect-3fe196a751.md §C11 #64"],
             "core",
             new(log(TS(1), SS(1, 1), CH(1, 1), EV("todo/write", {"todos": []}))),
             event_message(0).gives(None),
@@ -79,7 +79,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "projection.empty-assistant-projects-nothing",
             "An assistant message with empty content projects to nothing (reference test 64)",
-            [EVENT, "core.md §6.1", "core.md §11 #64"],
+            [EVENT, "docs/dialect-3fe196a751.md §C6.1", "docs/dialect-3fe196a751.md §C11 #64"],
             "core",
             new(log(TS(1), SS(1, 1), AE(1, 1))),
             event_message(2).gives(None),
@@ -87,7 +87,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "projection.tool-result-block",
             "tool/result projects to a user message holding one tool-result block",
-            [EVENT, "core.md §1.10"],
+            [EVENT, "docs/dialect-3fe196a751.md §C1.10"],
             "core",
             new(log(TS(1), SS(1, 1), A(1, 1, "c1"), TR(1, 1, "c1", say="done", error=True))),
             event_message(3).gives(
@@ -107,7 +107,12 @@ def scenarios() -> list[Scenario]:
         scenario(
             "projection.context-tagged",
             "A context message is wrapped in <context source=K> text blocks (reference test 3)",
-            [EVENT, "dsh_spec.projection.tagged", "core.md §1.10", "core.md §11 #3"],
+            [
+                EVENT,
+                "dsh_spec.projection.tagged",
+                "docs/dialect-3fe196a751.md §C1.10",
+                "docs/dialect-3fe196a751.md §C11 #3",
+            ],
             "core",
             new(log(TS(1), CTX("note", kind="plugin"))),
             event_message(1).gives(
@@ -124,7 +129,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "projection.context-raw",
             "A raw context message projects to its content as is; meta never reaches it (reference test 4)",
-            [EVENT, "core.md §1.10", "core.md §11 #4"],
+            [EVENT, "docs/dialect-3fe196a751.md §C1.10", "docs/dialect-3fe196a751.md §C11 #4"],
             "core",
             new(log(TS(1), D(CTX("raw text", envelope="raw"), meta={"k": [1, 2]}))),
             messages().gives([{"role": "user", "content": [{"type": "text", "text": "raw text"}]}]),
@@ -132,7 +137,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "projection.steering-tagged",
             "A steering message is wrapped in <steering source=K> text blocks (reference test 3)",
-            [EVENT, "core.md §1.10", "core.md §11 #3"],
+            [EVENT, "docs/dialect-3fe196a751.md §C1.10", "docs/dialect-3fe196a751.md §C11 #3"],
             "core",
             new(log(TS(1), ST(1))),
             messages(),
@@ -140,7 +145,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "projection.steering-ignores-envelope",
             "A steering message is tagged even when it says envelope raw",
-            [EVENT, "core.md §1.10"],
+            [EVENT, "docs/dialect-3fe196a751.md §C1.10"],
             "core",
             new(log(TS(1), D(ST(1), envelope="raw"))),
             messages(),
@@ -148,7 +153,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "projection.context-envelope-context",
             'A context message with envelope "context" is tagged like one without',
-            [EVENT, "core.md §1.10", "core.md §6.1"],
+            [EVENT, "docs/dialect-3fe196a751.md §C1.10", "docs/dialect-3fe196a751.md §C6.1"],
             "core",
             new(log(TS(1), CTX("a", envelope="context"), CTX("a"))),
             event_message(1),
@@ -157,7 +162,12 @@ def scenarios() -> list[Scenario]:
         scenario(
             "projection.source-kind-is-json-text",
             "The tag's source is the JSON text of source.kind: quotes and backslashes escaped",
-            [EVENT, "dsh_spec.json_value.js_string", "core.md §1.10", "core.md §0.4"],
+            [
+                EVENT,
+                "dsh_spec.json_value.js_string",
+                "docs/dialect-3fe196a751.md §C1.10",
+                "docs/dialect-3fe196a751.md §C0.4",
+            ],
             "core",
             new(log(TS(1), CTX("a", kind='plug"in\\x'), ST(1, kind="\u00e9"))),
             messages(),
@@ -165,7 +175,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "projection.unknown-blocks-pass-through",
             "Content blocks of unknown types reach the message unchanged",
-            [EVENT, "core.md §1.2"],
+            [EVENT, "docs/dialect-3fe196a751.md §C1.2"],
             "core",
             new(log(TS(1), D(U("a"), content=[{"type": "image", "url": "x", "meta": {"k": [1]}}]))),
             messages(),
@@ -173,7 +183,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "projection.fields-that-never-reach-a-message",
             "usage, turn, step, error and meta stay out of the messages",
-            [EVENT, "core.md §1.10"],
+            [EVENT, "docs/dialect-3fe196a751.md §C1.10"],
             "core",
             new(
                 log(
@@ -189,7 +199,12 @@ def scenarios() -> list[Scenario]:
         scenario(
             "projection.todo-write-not-on-surface",
             "todo/write is logged but never on the surface (reference tests 26-28)",
-            [HISTORY, "core.md §11 #26", "core.md §11 #27", "core.md §11 #28"],
+            [
+                HISTORY,
+                "docs/dialect-3fe196a751.md §C11 #26",
+                "docs/dialect-3fe196a751.md §C11 #27",
+                "docs/dialect-3fe196a751.md §C11 #28",
+            ],
             "core",
             new(log(TS(1), U("a"), EV("todo/write", {"todos": [{"content": "x", "status": "pending"}]}))),
             surface(),
@@ -199,7 +214,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "projection.max-tokens-reason-round-trips",
             "A turn/end with reason max-tokens is logged unchanged (reference test 2)",
-            [HISTORY, "core.md §11 #2"],
+            [HISTORY, "docs/dialect-3fe196a751.md §C11 #2"],
             "core",
             new(log(TS(1), U("a"), TE(1, {"kind": "max-tokens"}))),
             events(),
@@ -208,7 +223,13 @@ def scenarios() -> list[Scenario]:
             "projection.replay-equals-incremental",
             "The history derived while appending equals the history of a session seeded with the same log "
             "(reference tests 5, 58, 67)",
-            [HISTORY, "core.md §6.2", "core.md §11 #5", "core.md §11 #58", "core.md §11 #67"],
+            [
+                HISTORY,
+                "docs/dialect-3fe196a751.md §C6.2",
+                "docs/dialect-3fe196a751.md §C11 #5",
+                "docs/dialect-3fe196a751.md §C11 #58",
+                "docs/dialect-3fe196a751.md §C11 #67",
+            ],
             "core",
             new(log(TS(1), U("a"))),
             messages(),
@@ -235,7 +256,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "projection.replace-shows-only-replacement",
             "After a replace the history shows the replacement, not what it shadowed (reference test 46)",
-            [HISTORY, "core.md §11 #46"],
+            [HISTORY, "docs/dialect-3fe196a751.md §C11 #46"],
             "core",
             new(log(U("a"), replace(A(1, 1, say="compacted"), 0, 0, 0))),
             messages().gives([{"role": "assistant", "content": [{"type": "text", "text": "compacted"}]}]),

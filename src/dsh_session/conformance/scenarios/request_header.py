@@ -88,10 +88,10 @@ def scenarios() -> list[Scenario]:
             (
                 EQUALS,
                 "dsh_spec.request_header.canonical_header",
-                "core.md §10.1",
-                "core.md §11 #81",
-                "core.md §11 #90",
-                "core.md §11 #91",
+                "docs/dialect-3fe196a751.md §C10.1",
+                "docs/dialect-3fe196a751.md §C11 #81",
+                "docs/dialect-3fe196a751.md §C11 #90",
+                "docs/dialect-3fe196a751.md §C11 #91",
             ),
             "core",
             equals(h("", [], []), h()).gives(True),
@@ -102,7 +102,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "request-header.equal-headers-no-delta",
             "Equal headers have no delta and log nothing (test 82)",
-            (DIFF, WRITER, "core.md §11 #82"),
+            (DIFF, WRITER, "docs/dialect-3fe196a751.md §C11 #82"),
             "core",
             diff(h("s", [READ]), h("s", [READ])).gives(None),
             decide(h("s", [READ]), h("s", [READ])).gives(None),
@@ -110,7 +110,12 @@ def scenarios() -> list[Scenario]:
         scenario(
             "request-header.system-mid-change",
             "A changed middle line is a prefix/suffix trim (test 83)",
-            (DIFF, "dsh_spec.request_header.diff_system", "core.md §10.2", "core.md §11 #83"),
+            (
+                DIFF,
+                "dsh_spec.request_header.diff_system",
+                "docs/dialect-3fe196a751.md §C10.2",
+                "docs/dialect-3fe196a751.md §C11 #83",
+            ),
             "core",
             diff(h(system_a), h(system_b)).gives(
                 {"system": {"keepStart": 1, "keepEnd": 2, "insert": ["new A", "new B"]}}
@@ -120,7 +125,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "request-header.system-from-and-to-absent",
             "A system prompt gained and lost again (test 84)",
-            (DIFF, APPLY, "core.md §11 #84"),
+            (DIFF, APPLY, "docs/dialect-3fe196a751.md §C11 #84"),
             "core",
             diff(h(), h("x\ny")).gives({"system": {"keepStart": 0, "keepEnd": 0, "insert": ["x", "y"]}}),
             diff(h("x\ny"), h()).gives({"system": {"keepStart": 0, "keepEnd": 0, "insert": []}}),
@@ -130,28 +135,33 @@ def scenarios() -> list[Scenario]:
         scenario(
             "request-header.system-no-double-count",
             "Prefix and suffix never overlap (test 85)",
-            (DIFF, APPLY, "core.md §11 #85"),
+            (DIFF, APPLY, "docs/dialect-3fe196a751.md §C11 #85"),
             "core",
             *round_trip(h("a\na"), h("a\na\na")),
         ),
         scenario(
             "request-header.system-empty-lines-kept",
             "Lines split on newline exactly, empty ones kept",
-            (DIFF, APPLY, "core.md §10.2"),
+            (DIFF, APPLY, "docs/dialect-3fe196a751.md §C10.2"),
             "core",
             *round_trip(h("a\n\nb\r\n"), h("a\n\nc\r\n")),
         ),
         scenario(
             "request-header.tools-by-name",
             "Tools added, removed and changed by name (test 86)",
-            (DIFF, "dsh_spec.request_header.diff_tools", "core.md §10.3", "core.md §11 #86"),
+            (
+                DIFF,
+                "dsh_spec.request_header.diff_tools",
+                "docs/dialect-3fe196a751.md §C10.3",
+                "docs/dialect-3fe196a751.md §C11 #86",
+            ),
             "core",
             *round_trip(h(tools=[READ, WRITE]), h(tools=[{**READ, "description": "read"}, EDIT])),
         ),
         scenario(
             "request-header.tools-gained-and-lost",
             "A tool set gained from none and lost again (test 87)",
-            (DIFF, APPLY, "core.md §11 #87"),
+            (DIFF, APPLY, "docs/dialect-3fe196a751.md §C11 #87"),
             "core",
             *round_trip(h(), h(tools=[READ])),
             *round_trip(h(tools=[READ]), h()),
@@ -160,7 +170,7 @@ def scenarios() -> list[Scenario]:
             "request-header.tools-reorder-falls-back",
             "A pure reordering has a delta that does not round-trip; "
             "the writer logs a fallback snapshot (test 88)",
-            (DIFF, WRITER, "core.md §11 #88", "core.md §10.6"),
+            (DIFF, WRITER, "docs/dialect-3fe196a751.md §C11 #88", "docs/dialect-3fe196a751.md §C10.6"),
             "core",
             diff(h(tools=[READ, WRITE]), h(tools=[WRITE, READ])),
             apply(h(tools=[READ, WRITE]), {"tools": {"added": [], "removed": [], "changed": []}}),
@@ -169,14 +179,14 @@ def scenarios() -> list[Scenario]:
         scenario(
             "request-header.tool-inserted-first-falls-back",
             "A tool inserted before the others needs a fallback snapshot",
-            (WRITER, "core.md §12 B19"),
+            (WRITER, "docs/dialect-3fe196a751.md §C12 B19"),
             "core",
             decide(h(tools=[READ]), h(tools=[EDIT, READ])),
         ),
         scenario(
             "request-header.config-replaced-whole",
             "A config change replaces the config whole (test 89)",
-            (DIFF, "core.md §10.4", "core.md §11 #89"),
+            (DIFF, "docs/dialect-3fe196a751.md §C10.4", "docs/dialect-3fe196a751.md §C11 #89"),
             "core",
             diff(h("s", [READ]), h("s", [READ], config={"model": "m2", "temperature": 0.1})).gives(
                 {"config": {"model": "m2", "temperature": 0.1}}
@@ -186,14 +196,14 @@ def scenarios() -> list[Scenario]:
         scenario(
             "request-header.prefix-replaced-whole",
             "A changed prefix is replaced whole (test 92)",
-            (DIFF, "core.md §11 #92"),
+            (DIFF, "docs/dialect-3fe196a751.md §C11 #92"),
             "core",
             *round_trip(h(prefix=PREFIX), h(prefix=[*PREFIX, {"role": "assistant", "content": []}])),
         ),
         scenario(
             "request-header.prefix-gained-and-lost",
             "A prefix gained from a bare header and lost (test 93)",
-            (DIFF, APPLY, "core.md §11 #93"),
+            (DIFF, APPLY, "docs/dialect-3fe196a751.md §C11 #93"),
             "core",
             diff(h(), h(prefix=PREFIX)).gives({"messagePrefix": PREFIX}),
             diff(h(prefix=PREFIX), h()).gives({"messagePrefix": []}),
@@ -202,7 +212,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "request-header.writer-first-request",
             "A loop's first request logs a snapshot: initial with no header in force, resume with one",
-            (WRITER, "core.md §10.6"),
+            (WRITER, "docs/dialect-3fe196a751.md §C10.6"),
             "core",
             decide(None, h("s"), True),
             decide(h("s"), h("s"), True),
@@ -211,7 +221,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "request-header.apply-tolerates-foreign-deltas",
             "Applying tolerates an unknown changed name, a duplicate added name and keepEnd beyond the lines",
-            (APPLY, "core.md §12 B19"),
+            (APPLY, "docs/dialect-3fe196a751.md §C12 B19"),
             "core",
             apply(h("a\nb", [READ]), {"tools": {"added": [READ], "removed": [], "changed": [EDIT]}}),
             apply(h("a\nb"), {"system": {"keepStart": 0, "keepEnd": 9, "insert": ["x"]}}),
@@ -219,7 +229,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "request-header.fold-no-header-events",
             "A log with no header events has no header (test 95)",
-            (FOLD, "core.md §11 #95"),
+            (FOLD, "docs/dialect-3fe196a751.md §C11 #95"),
             "core",
             new(log(TS(1), U("a"), TE(1))),
             request_header().gives(None),
@@ -227,7 +237,12 @@ def scenarios() -> list[Scenario]:
         scenario(
             "request-header.fold-snapshots-and-deltas",
             "Snapshots and deltas fold into the header in force; a later snapshot replaces it (tests 94, 96)",
-            (FOLD, "core.md §10.5", "core.md §11 #94", "core.md §11 #96"),
+            (
+                FOLD,
+                "docs/dialect-3fe196a751.md §C10.5",
+                "docs/dialect-3fe196a751.md §C11 #94",
+                "docs/dialect-3fe196a751.md §C11 #96",
+            ),
             "core",
             new(
                 log(
@@ -253,7 +268,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "request-header.delta-before-snapshot-lazy",
             "A delta before any snapshot breaks the fold at the next read (test 97)",
-            (FOLD, "core.md §11 #97", "invariants.md §3.2 S10"),
+            (FOLD, "docs/dialect-3fe196a751.md §C11 #97", "docs/dialect-3fe196a751.md §I3.2 S10"),
             "core",
             new(log(TS(1), SS(1, 1), delta({"config": {"model": "m"}}))),
             request_header().fails(Code.HEADER_DELTA_BEFORE_SNAPSHOT),
@@ -263,7 +278,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "request-header.config-key-order-is-a-change",
             "Configs compare as JSON text: reordered keys are a change",
-            (EQUALS, DIFF, "docs/deviations.md D-H1", "core.md §12 B19"),
+            (EQUALS, DIFF, "docs/deviations.md D-H1", "docs/dialect-3fe196a751.md §C12 B19"),
             "strict",
             equals(
                 h(config={"model": "m", "temperature": 0.2}), h(config={"temperature": 0.2, "model": "m"})
@@ -295,7 +310,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "request-header.fold-heals-at-snapshot",
             "A delta before any snapshot breaks the fold only until the next valid snapshot",
-            (FOLD, "docs/deviations.md D-H3", "core.md §12 B10"),
+            (FOLD, "docs/deviations.md D-H3", "docs/dialect-3fe196a751.md §C12 B10"),
             "strict",
             new(log(TS(1), SS(1, 1), delta({"config": {"model": "m"}}), snapshot(h("s")))),
             request_header().gives(h("s")),

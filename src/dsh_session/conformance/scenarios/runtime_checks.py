@@ -15,8 +15,8 @@ from dsh_session.conformance.notation import EV, SE, SS, TE, TS, A, Record, U, X
 from dsh_session.conformance.scenario import Act, Scenario, append, new, scenario
 from dsh_spec.codes import Code
 
-STATUS = ("dsh_spec.agent_status.check_status_transitions", "invariants.md §1.4")
-REQUEST = ("dsh_spec.request_check.check_loop_request", "invariants.md §1.5")
+STATUS = ("dsh_spec.agent_status.check_status_transitions", "docs/dialect-3fe196a751.md §I1.4")
+REQUEST = ("dsh_spec.request_check.check_loop_request", "docs/dialect-3fe196a751.md §I1.5")
 
 
 def status(value: str, agent: str | None = None) -> Act:
@@ -84,7 +84,7 @@ def but(**changes: Any) -> dict[str, Any]:
 
 
 def _reference_log() -> list[Record]:
-    """The end-to-end log of invariants.md §4.4 up to turn 2's step/start and answer."""
+    """The end-to-end log of docs/dialect-3fe196a751.md §I4.4 up to turn 2's step/start and answer."""
     checkpoint = X(U("checkpoint"), data={"content": text("summary"), "source": {"kind": "plugin"}})
     return log(
         TS(1),
@@ -220,7 +220,7 @@ def request_check() -> list[Scenario]:
         scenario(
             "request-check.delta-before-snapshot",
             "A header delta with no snapshot before it: the fold's own refusal",
-            (*REQUEST, "invariants.md §2 E"),
+            (*REQUEST, "docs/dialect-3fe196a751.md §I2 E"),
             "core",
             new(log(TS(1), SS(1, 1), EV("request/header-delta", {"config": {"model": "m"}}))),
             check({"messages": [], "model": "m"}).fails(Code.HEADER_DELTA_BEFORE_SNAPSHOT),
@@ -297,9 +297,9 @@ def request_check() -> list[Scenario]:
         ),
         scenario(
             "request-check.reference-end-to-end-log",
-            "The end-to-end log of invariants.md §4.4: turn 2's request carries the checkpoint and "
+            "The end-to-end log of dialect §I4.4: turn 2's request carries the checkpoint and "
             "the new user message",
-            (*REQUEST, "invariants.md §4.4"),
+            (*REQUEST, "docs/dialect-3fe196a751.md §I4.4"),
             "core",
             new(_reference_log()),
             check({"messages": [user("summary"), user("Now open src.")], "model": "deepseek-chat"}),

@@ -15,7 +15,7 @@ from dsh_session.conformance.scenario import Act, Scenario, append, events, mess
 from dsh_spec.codes import Code
 
 FORK = "dsh_spec.fork.fork_seed"
-STORE = "docs/errors.md (store block)"
+STORE = "docs/errors.md SESSION_ALREADY_EXISTS"
 
 
 def create(
@@ -102,7 +102,7 @@ def store_scenarios() -> list[Scenario]:
         scenario(
             "store.create-and-list",
             "Created sessions are live and listed in entry order (test 16)",
-            (STORE, "core.md §7.2", "core.md §11 #16"),
+            (STORE, "docs/dialect-3fe196a751.md §C7.2", "docs/dialect-3fe196a751.md §C11 #16"),
             "core",
             create("a"),
             create("b", session="t"),
@@ -111,21 +111,21 @@ def store_scenarios() -> list[Scenario]:
         scenario(
             "store.header-minimal",
             "A bare created session has a minimal current-version header (test 20)",
-            (STORE, "core.md §7.2", "core.md §11 #20"),
+            (STORE, "docs/dialect-3fe196a751.md §C7.2", "docs/dialect-3fe196a751.md §C11 #20"),
             "core",
             create("plain").gives({"version": 0, "id": "plain", "createdAt": 1_767_225_600_000}),
         ),
         scenario(
             "store.header-cwd-and-parent",
             "cwd and parentSession go into the header (test 21)",
-            (STORE, "core.md §11 #21"),
+            (STORE, "docs/dialect-3fe196a751.md §C11 #21"),
             "core",
             create("child", cwd="/srv/repo", parent="parent"),
         ),
         scenario(
             "store.duplicate-id",
             "Creating a live id again is refused (test 17)",
-            (STORE, "core.md §7.2", "core.md §11 #17"),
+            (STORE, "docs/dialect-3fe196a751.md §C7.2", "docs/dialect-3fe196a751.md §C11 #17"),
             "core",
             create("fixed"),
             create("fixed", session="t").fails(Code.SESSION_ALREADY_EXISTS),
@@ -134,7 +134,7 @@ def store_scenarios() -> list[Scenario]:
         scenario(
             "store.create-with-seed",
             "A session created with a seed derives what its source did (test 17)",
-            (STORE, "core.md §11 #17"),
+            (STORE, "docs/dialect-3fe196a751.md §C11 #17"),
             "core",
             create("src", seed=TWO_TURNS),
             create("copy", seed=TWO_TURNS, session="t"),
@@ -144,7 +144,7 @@ def store_scenarios() -> list[Scenario]:
         scenario(
             "store.create-with-bad-seed",
             "A bad seed is refused with its rule's code and nothing is registered",
-            (STORE, "dsh_spec.validation.check_seed", "core.md §7.2"),
+            (STORE, "dsh_spec.validation.check_seed", "docs/dialect-3fe196a751.md §C7.2"),
             "core",
             create("x", seed=[{**log(TS(1))[0], "seq": 3}]).fails(Code.SEQ_NOT_CONTIGUOUS),
             listing().gives([]),
@@ -152,7 +152,7 @@ def store_scenarios() -> list[Scenario]:
         scenario(
             "store.cwd-not-absolute",
             "A relative cwd is refused and nothing is registered (test 22)",
-            (STORE, "docs/errors.md CWD_NOT_ABSOLUTE", "core.md §11 #22"),
+            (STORE, "docs/errors.md CWD_NOT_ABSOLUTE", "docs/dialect-3fe196a751.md §C11 #22"),
             "core",
             create("a", cwd="relative/dir").fails(Code.CWD_NOT_ABSOLUTE),
             create("b", cwd="").fails(Code.CWD_NOT_ABSOLUTE),
@@ -161,7 +161,7 @@ def store_scenarios() -> list[Scenario]:
         scenario(
             "store.minted-ids",
             "Sessions created without an id get session-1, session-2, ...",
-            (STORE, "core.md §7.2"),
+            (STORE, "docs/dialect-3fe196a751.md §C7.2"),
             "core",
             create(),
             create(session="t"),
@@ -170,7 +170,7 @@ def store_scenarios() -> list[Scenario]:
         scenario(
             "store.observers-hear-creation-and-events",
             "Observers hear each announced session and its appended events (test 16)",
-            (STORE, "core.md §7.4", "core.md §11 #16"),
+            (STORE, "docs/dialect-3fe196a751.md §C7.4", "docs/dialect-3fe196a751.md §C11 #16"),
             "core",
             observe(),
             create("a", seed=log(TS(1))),
@@ -181,7 +181,7 @@ def store_scenarios() -> list[Scenario]:
             "store.observer-failure-rolls-back",
             "A failing session_created observer makes create fail and "
             "roll the session back; the id can be used again (test 25)",
-            (STORE, "docs/errors.md OBSERVER_FAILED", "core.md §11 #25"),
+            (STORE, "docs/errors.md OBSERVER_FAILED", "docs/dialect-3fe196a751.md §C11 #25"),
             "core",
             observe("created"),
             create("a").fails(Code.OBSERVER_FAILED),
@@ -190,7 +190,7 @@ def store_scenarios() -> list[Scenario]:
         scenario(
             "store.enter-live-id",
             "Entering a session whose id is live is refused (test 18)",
-            (STORE, "core.md §7.3", "core.md §11 #18"),
+            (STORE, "docs/dialect-3fe196a751.md §C7.3", "docs/dialect-3fe196a751.md §C11 #18"),
             "core",
             create("racy"),
             new([], id="racy", session="stale"),
@@ -200,7 +200,12 @@ def store_scenarios() -> list[Scenario]:
         scenario(
             "store.enter-and-remove",
             "A session entered directly is live until removed (test 19)",
-            (STORE, "core.md §7.3", "core.md §11 #19", "core.md §11 #24"),
+            (
+                STORE,
+                "docs/dialect-3fe196a751.md §C7.3",
+                "docs/dialect-3fe196a751.md §C11 #19",
+                "docs/dialect-3fe196a751.md §C11 #24",
+            ),
             "core",
             new([], id="manual"),
             enter(),
@@ -212,7 +217,7 @@ def store_scenarios() -> list[Scenario]:
         scenario(
             "store.minting-skips-live-ids",
             "A minted id skips ids already live",
-            (STORE, "docs/deviations.md D-S1", "core.md §12 B17"),
+            (STORE, "docs/deviations.md D-S1", "docs/dialect-3fe196a751.md §C12 B17"),
             "strict",
             create("session-1"),
             create(session="t").gives({"version": 0, "id": "session-2", "createdAt": 1_767_225_600_000}),
@@ -220,7 +225,7 @@ def store_scenarios() -> list[Scenario]:
         scenario(
             "store.refused-create-mints-nothing",
             "A refused create does not use up a minted id",
-            (STORE, "docs/deviations.md D-S1", "core.md §12 B17"),
+            (STORE, "docs/deviations.md D-S1", "docs/dialect-3fe196a751.md §C12 B17"),
             "strict",
             create(cwd="relative").fails(Code.CWD_NOT_ABSOLUTE),
             create(session="t"),
@@ -241,7 +246,7 @@ def store_scenarios() -> list[Scenario]:
         scenario(
             "store.enter-checks-cwd",
             "Entering a session whose header has a relative cwd is refused",
-            (STORE, "docs/deviations.md D-S2", "core.md §12 B17"),
+            (STORE, "docs/deviations.md D-S2", "docs/dialect-3fe196a751.md §C12 B17"),
             "strict",
             new([], id="rel", cwd="relative/dir"),
             enter().fails(Code.CWD_NOT_ABSOLUTE),
@@ -260,7 +265,7 @@ def store_scenarios() -> list[Scenario]:
         scenario(
             "store.remove-is-identity-safe",
             "Removing a detached session object leaves the live one of the same id alone",
-            (STORE, "docs/deviations.md D-S3", "core.md §12 B18"),
+            (STORE, "docs/deviations.md D-S3", "docs/dialect-3fe196a751.md §C12 B18"),
             "strict",
             create("x", session="old"),
             remove("old").gives(True),
@@ -272,7 +277,12 @@ def store_scenarios() -> list[Scenario]:
             "store.observer-failure-on-event-is-reported",
             "A failing session_event observer neither fails "
             "the append nor stops the other observers; the failure is reported",
-            (STORE, "docs/deviations.md D-S4", "core.md §12 B11", "docs/errors.md OBSERVER_FAILED"),
+            (
+                STORE,
+                "docs/deviations.md D-S4",
+                "docs/dialect-3fe196a751.md §C12 B11",
+                "docs/errors.md OBSERVER_FAILED",
+            ),
             "strict",
             observe("event", observer="bad"),
             observe(observer="good"),
@@ -286,7 +296,7 @@ def store_scenarios() -> list[Scenario]:
 
 
 def fork_scenarios() -> list[Scenario]:
-    refs = (FORK, "core.md §7.5")
+    refs = (FORK, "docs/dialect-3fe196a751.md §C7.5")
     reasons: list[dict[str, Any]] = [
         {"kind": "completed"},
         {"kind": "aborted", "reason": "user"},
@@ -299,7 +309,7 @@ def fork_scenarios() -> list[Scenario]:
         scenario(
             "fork.empty-source",
             "Forking an empty session gives an empty child with lineage (test 118)",
-            (*refs, "core.md §11 #118"),
+            (*refs, "docs/dialect-3fe196a751.md §C11 #118"),
             "core",
             create("empty", cwd="/srv/repo"),
             fork("empty", child="kid"),
@@ -308,7 +318,7 @@ def fork_scenarios() -> list[Scenario]:
         scenario(
             "fork.default-boundary",
             "Without a boundary the child takes the whole log, which ends a turn (test 119)",
-            (*refs, "core.md §11 #119"),
+            (*refs, "docs/dialect-3fe196a751.md §C11 #119"),
             "core",
             create("p", seed=TWO_TURNS, cwd="/w"),
             fork("p", child="kid"),
@@ -318,7 +328,7 @@ def fork_scenarios() -> list[Scenario]:
         scenario(
             "fork.earlier-boundary-open-tail",
             "A child forked at an earlier turn/end leaves the open tail behind (test 120)",
-            (*refs, "core.md §11 #120"),
+            (*refs, "docs/dialect-3fe196a751.md §C11 #120"),
             "core",
             create("p", seed=log(*TWO_TURN_RECORDS, TS(3), U("third"))),
             fork("p", boundary=2, child="kid"),
@@ -328,7 +338,7 @@ def fork_scenarios() -> list[Scenario]:
         scenario(
             "fork.minted-child-id",
             "A fork without a child id mints one",
-            (*refs, "core.md §7.5"),
+            (*refs, "docs/dialect-3fe196a751.md §C7.5"),
             "core",
             create("p", seed=TWO_TURNS),
             fork("p"),
@@ -337,7 +347,7 @@ def fork_scenarios() -> list[Scenario]:
         scenario(
             "fork.integral-float-boundary",
             "A boundary of 2.0 is the integer 2",
-            (*refs, "core.md §7.5"),
+            (*refs, "docs/dialect-3fe196a751.md §C7.5"),
             "core",
             create("p", seed=TWO_TURNS),
             fork("p", boundary=2.0, child="kid"),
@@ -346,7 +356,7 @@ def fork_scenarios() -> list[Scenario]:
         scenario(
             "fork.boundary-on-empty-source",
             "A boundary on an empty source names no event (test 122)",
-            (*refs, "core.md §11 #122"),
+            (*refs, "docs/dialect-3fe196a751.md §C11 #122"),
             "core",
             create("empty"),
             fork("empty", boundary=0, child="kid").fails(Code.INVALID_BOUNDARY),
@@ -355,14 +365,14 @@ def fork_scenarios() -> list[Scenario]:
         scenario(
             "fork.unknown-source",
             "Forking an unknown id is refused (test 124)",
-            (*refs, "core.md §11 #124"),
+            (*refs, "docs/dialect-3fe196a751.md §C11 #124"),
             "core",
             fork("missing").fails(Code.SESSION_NOT_FOUND),
         ),
         scenario(
             "fork.detached-source",
             "Forking a detached session object is refused (test 125)",
-            (*refs, "core.md §11 #125"),
+            (*refs, "docs/dialect-3fe196a751.md §C11 #125"),
             "core",
             create("detached", seed=TWO_TURNS),
             remove(),
@@ -371,7 +381,7 @@ def fork_scenarios() -> list[Scenario]:
         scenario(
             "fork.stale-source",
             "Forking a stale object whose id is live on another is refused (test 126)",
-            (*refs, "docs/errors.md SESSION_NOT_LIVE", "core.md §11 #126"),
+            (*refs, "docs/errors.md SESSION_NOT_LIVE", "docs/dialect-3fe196a751.md §C11 #126"),
             "core",
             create("same-id", session="old", seed=TWO_TURNS),
             remove("old"),
@@ -381,7 +391,7 @@ def fork_scenarios() -> list[Scenario]:
         scenario(
             "fork.child-id-live",
             "A child id that is live is refused (test 128)",
-            (*refs, "core.md §11 #128"),
+            (*refs, "docs/dialect-3fe196a751.md §C11 #128"),
             "core",
             create("p", seed=TWO_TURNS),
             create("taken", session="t"),
@@ -390,7 +400,7 @@ def fork_scenarios() -> list[Scenario]:
         scenario(
             "fork.child-id-checked-first",
             "A live child id is refused before the boundary is looked at (test 129)",
-            (*refs, "core.md §11 #129"),
+            (*refs, "docs/dialect-3fe196a751.md §C11 #129"),
             "core",
             create("p", seed=log(TS(1), U("a"))),
             create("taken", session="t"),
@@ -399,7 +409,7 @@ def fork_scenarios() -> list[Scenario]:
         scenario(
             "fork.default-boundary-open-turn",
             "Without a boundary a source ending inside a turn is refused",
-            (*refs, "core.md §12 B17"),
+            (*refs, "docs/dialect-3fe196a751.md §C12 B17"),
             "core",
             create("p", seed=log(TS(1), U("a"))),
             fork("p").fails(Code.OPEN_TURN),
@@ -409,7 +419,12 @@ def fork_scenarios() -> list[Scenario]:
         scenario(
             "fork.minted-child-skips-live-ids",
             "A fork without a child id mints the next free id, skipping ids already live",
-            (*refs, "docs/deviations.md D-S5", "docs/deviations.md D-S1", "core.md §12 B17"),
+            (
+                *refs,
+                "docs/deviations.md D-S5",
+                "docs/deviations.md D-S1",
+                "docs/dialect-3fe196a751.md §C12 B17",
+            ),
             "strict",
             create("p", seed=TWO_TURNS),
             create("session-1", session="t"),
@@ -432,7 +447,7 @@ def fork_scenarios() -> list[Scenario]:
             scenario(
                 f"fork.turn-end-reason-{reason['kind']}",
                 f"A turn/end with reason {reason['kind']} is a valid boundary (test 121)",
-                (*refs, "core.md §11 #121"),
+                (*refs, "docs/dialect-3fe196a751.md §C11 #121"),
                 "core",
                 create("p", seed=log(TS(1), U("a"), TE(1, reason))),
                 fork("p", boundary=2, child=f"kid-{index}"),
@@ -444,7 +459,7 @@ def fork_scenarios() -> list[Scenario]:
             scenario(
                 f"fork.boundary-{label}",
                 f"A boundary of {value!r} is not a non-negative safe integer (test 122)",
-                (*refs, "dsh_spec.fork.safe_boundary", "core.md §11 #122"),
+                (*refs, "dsh_spec.fork.safe_boundary", "docs/dialect-3fe196a751.md §C11 #122"),
                 "core",
                 create("p", seed=TWO_TURNS),
                 fork("p", boundary=value, child="kid").fails(Code.INVALID_BOUNDARY),
@@ -454,7 +469,7 @@ def fork_scenarios() -> list[Scenario]:
         scenario(
             "fork.boundary-past-end",
             "A boundary at the log's length names no event (test 122)",
-            (*refs, "core.md §11 #122"),
+            (*refs, "docs/dialect-3fe196a751.md §C11 #122"),
             "core",
             create("p", seed=TWO_TURNS),
             fork("p", boundary=len(TWO_TURNS), child="kid").fails(Code.INVALID_BOUNDARY),
@@ -468,7 +483,7 @@ def fork_scenarios() -> list[Scenario]:
             scenario(
                 f"fork.boundary-inside-turn-{kind}",
                 f"A boundary at a {kind.replace('-', '/', 1)} is inside an open turn (test 127)",
-                (*refs, "docs/errors.md OPEN_TURN", "core.md §11 #127"),
+                (*refs, "docs/errors.md OPEN_TURN", "docs/dialect-3fe196a751.md §C11 #127"),
                 "core",
                 create("p", seed=open_turn),
                 fork("p", boundary=boundary, child="kid").fails(Code.OPEN_TURN),

@@ -31,7 +31,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.empty-log",
             "An empty log has an empty surface, generation 0 and no messages",
-            [FOLD, "core.md §5"],
+            [FOLD, "docs/dialect-3fe196a751.md §C5"],
             "core",
             new([]),
             surface().gives([]),
@@ -41,7 +41,12 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.append-links",
             "Append markers build a linked list head to tail in log order (reference test 30)",
-            [STEP, "dsh_spec.surface.surface_nodes", "core.md §5.3", "core.md §11 #30"],
+            [
+                STEP,
+                "dsh_spec.surface.surface_nodes",
+                "docs/dialect-3fe196a751.md §C5.3",
+                "docs/dialect-3fe196a751.md §C11 #30",
+            ],
             "core",
             new(log(TS(1), U("hi"), A(1, 1), TE(1))),
             surface().gives([node(1, None, 2), node(2, 1, None)]),
@@ -50,7 +55,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.boundaries-only",
             "A log of turn and step boundaries only has no surface nodes (reference test 32)",
-            [STEP, "core.md §11 #32"],
+            [STEP, "docs/dialect-3fe196a751.md §C11 #32"],
             "core",
             new(log(TS(1), SS(1, 1), SE(1, 1), TE(1))),
             surface().gives([]),
@@ -59,7 +64,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.incremental-append",
             "A node appended after a read joins the tail and links back (reference test 33)",
-            [STEP, "core.md §5.3", "core.md §11 #33"],
+            [STEP, "docs/dialect-3fe196a751.md §C5.3", "docs/dialect-3fe196a751.md §C11 #33"],
             "core",
             new(log(TS(1), U("a"), SS(1, 1), A(1, 1, "c1"))),
             surface().gives([node(1, None, 3), node(3, 1, None)]),
@@ -70,7 +75,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.seeded-replay",
             "A session seeded with a log holding markers has its surface and history (reference test 34)",
-            [STEP, "core.md §11 #34", "core.md §11 #5"],
+            [STEP, "docs/dialect-3fe196a751.md §C11 #34", "docs/dialect-3fe196a751.md §C11 #5"],
             "core",
             new(log(TS(1), U("hello"), SS(1, 1), A(1, 1, "c1"), TR(1, 1, "c1"))),
             surface().gives([node(1, None, 3), node(3, 1, 4), node(4, 3, None)]),
@@ -79,7 +84,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.markers-drive-the-history",
             "With surface markers the history is the user and assistant nodes (reference test 44)",
-            [FOLD, "dsh_spec.projection.derive_messages", "core.md §11 #44"],
+            [FOLD, "dsh_spec.projection.derive_messages", "docs/dialect-3fe196a751.md §C11 #44"],
             "core",
             new(log(TS(1), U("hello"), SS(1, 1), CH(1, 1), A(1, 1, say="hi"), SE(1, 1), TE(1))),
             messages().gives(
@@ -92,7 +97,12 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.replace-rebuilds-history",
             "A replace rebuilds the history: two messages become one (reference tests 59, 62)",
-            [FOLD, "core.md §6.2", "core.md §11 #59", "core.md §11 #62"],
+            [
+                FOLD,
+                "docs/dialect-3fe196a751.md §C6.2",
+                "docs/dialect-3fe196a751.md §C11 #59",
+                "docs/dialect-3fe196a751.md §C11 #62",
+            ],
             "core",
             new(log(U("a"), U("b"))),
             messages(),
@@ -103,7 +113,12 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.replace-whole-range",
             "A replace of every node leaves only the replacement, with no neighbours (reference test 35)",
-            [STEP, "dsh_spec.surface.replace_range", "core.md §5.4", "core.md §11 #35"],
+            [
+                STEP,
+                "dsh_spec.surface.replace_range",
+                "docs/dialect-3fe196a751.md §C5.4",
+                "docs/dialect-3fe196a751.md §C11 #35",
+            ],
             "core",
             new(log(TS(1), U("a"), U("b"))),
             append(replace(U("summary"), 1, 2, 1, 2)),
@@ -114,7 +129,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.replace-prefix",
             "A replace of the first two of three nodes links its node to the third (reference test 36)",
-            [STEP, "core.md §5.4", "core.md §11 #36"],
+            [STEP, "docs/dialect-3fe196a751.md §C5.4", "docs/dialect-3fe196a751.md §C11 #36"],
             "core",
             new(log(U("a"), U("b"), U("c"))),
             append(replace(U("s"), 0, 1, 0, 1)),
@@ -124,7 +139,12 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.replace-single-node",
             "A replace whose start and end are one node swaps just that node (reference test 37)",
-            [STEP, "core.md §5.4", "core.md §11 #37", "invariants.md §3.5 V6"],
+            [
+                STEP,
+                "docs/dialect-3fe196a751.md §C5.4",
+                "docs/dialect-3fe196a751.md §C11 #37",
+                "docs/dialect-3fe196a751.md §I3.5 V6",
+            ],
             "core",
             new(log(U("a"), U("b"))),
             append(replace(U("c"), 1, 1, 1)),
@@ -134,7 +154,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.replace-middle-node",
             "A replace in the middle links the replacement to both neighbours (reference test 42)",
-            [STEP, "core.md §5.4", "core.md §11 #42"],
+            [STEP, "docs/dialect-3fe196a751.md §C5.4", "docs/dialect-3fe196a751.md §C11 #42"],
             "core",
             new(log(U("a"), U("b"), U("c"))),
             append(replace(U("x"), 1, 1, 1)),
@@ -144,7 +164,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.replace-start-after-end-by-seq",
             "A replace whose start seq is above its end seq is fine when start comes first on the surface",
-            [STEP, "core.md §5.4", "invariants.md §3.5 V1"],
+            [STEP, "docs/dialect-3fe196a751.md §C5.4", "docs/dialect-3fe196a751.md §I3.5 V1"],
             "core",
             new(log(TS(1), U("a"), U("b"), replace(U("s"), 1, 1, 1))),
             surface().gives([node(3, None, 2), node(2, 3, None)]),
@@ -156,7 +176,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.replace-by-any-surface-type",
             "Any surface type may carry a replace, not only user/message",
-            [STEP, "invariants.md §3.5 V13"],
+            [STEP, "docs/dialect-3fe196a751.md §I3.5 V13"],
             "core",
             new(log(TS(1), SS(1, 1), U("a"), replace(A(1, 1), 2, 2, 2))),
             *reads(),
@@ -164,7 +184,12 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.replace-start-missing-lazy",
             "A replace whose start is not on the surface is refused by the next surface read at the latest",
-            [STEP, "dsh_spec.surface.replace_range", "core.md §5.4", "core.md §11 #38"],
+            [
+                STEP,
+                "dsh_spec.surface.replace_range",
+                "docs/dialect-3fe196a751.md §C5.4",
+                "docs/dialect-3fe196a751.md §C11 #38",
+            ],
             "core",
             new(log(U("a"), U("b"))),
             append(replace(U("c"), 5, 0, 0)).fails(Code.REPLACE_START_NOT_ON_SURFACE, lazy=1),
@@ -173,7 +198,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.replace-end-missing-lazy",
             "A replace whose end is not on the surface is refused by the next surface read at the latest",
-            [STEP, "core.md §5.4", "core.md §11 #39"],
+            [STEP, "docs/dialect-3fe196a751.md §C5.4", "docs/dialect-3fe196a751.md §C11 #39"],
             "core",
             new(log(U("a"), U("b"))),
             append(replace(U("c"), 0, 99, 0)).fails(Code.REPLACE_END_NOT_ON_SURFACE, lazy=1),
@@ -182,7 +207,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.replace-reversed-lazy",
             "A replace whose start comes after its end on the surface is refused by the next read at latest",
-            [STEP, "core.md §5.4", "core.md §11 #40"],
+            [STEP, "docs/dialect-3fe196a751.md §C5.4", "docs/dialect-3fe196a751.md §C11 #40"],
             "core",
             new(log(U("a"), U("b"))),
             append(replace(U("c"), 1, 0, 0, 1)).fails(Code.REPLACE_RANGE_REVERSED, lazy=1),
@@ -191,7 +216,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.replace-start-missing-strict",
             "A replace whose start is not on the surface is refused at append and the log is unchanged",
-            [STEP, "docs/deviations.md D1", "core.md §12 B1"],
+            [STEP, "docs/deviations.md D1", "docs/dialect-3fe196a751.md §C12 B1"],
             "strict",
             new(log(U("a"), U("b"))),
             append(replace(U("c"), 5, 0, 0)).fails(Code.REPLACE_START_NOT_ON_SURFACE),
@@ -199,7 +224,13 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.refused-replace-leaves-session-usable",
             "After a refused replace the log is unchanged and later appends and reads work",
-            [STEP, "docs/deviations.md D1", "docs/deviations.md D3", "core.md §12 B1", "core.md §12 B2"],
+            [
+                STEP,
+                "docs/deviations.md D1",
+                "docs/deviations.md D3",
+                "docs/dialect-3fe196a751.md §C12 B1",
+                "docs/dialect-3fe196a751.md §C12 B2",
+            ],
             "strict",
             new(log(U("a"), U("b"))),
             surface(),
@@ -211,7 +242,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.generation-counts-replaces",
             "The generation rises by one for every replace folded (reference test 57)",
-            [FOLD, "core.md §5.6", "core.md §11 #57"],
+            [FOLD, "docs/dialect-3fe196a751.md §C5.6", "docs/dialect-3fe196a751.md §C11 #57"],
             "core",
             new(log(TS(1), CTX("n0"), CTX("n1"))),
             generation().gives(0),
@@ -223,7 +254,13 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.invalidate-refolds",
             "invalidate keeps the nodes and raises the generation by one plus the replaces refolded",
-            ["core.md §5.5", "core.md §11 #31", "core.md §11 #57", "core.md §11 #61", "core.md §12 B13"],
+            [
+                "docs/dialect-3fe196a751.md §C5.5",
+                "docs/dialect-3fe196a751.md §C11 #31",
+                "docs/dialect-3fe196a751.md §C11 #57",
+                "docs/dialect-3fe196a751.md §C11 #61",
+                "docs/dialect-3fe196a751.md §C12 B13",
+            ],
             "core",
             new(log(TS(1), U("a"), U("b"), replace(U("s"), 1, 2, 1, 2), U("c"))),
             generation().gives(1),
@@ -237,7 +274,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.non-surface-events-ignored",
             "Events of log-only types never join the surface, whatever else is in the log",
-            [STEP, "core.md §5.3", "core.md §11 #45"],
+            [STEP, "docs/dialect-3fe196a751.md §C5.3", "docs/dialect-3fe196a751.md §C11 #45"],
             "core",
             new(log(TS(1), U("a"), SS(1, 1), A(1, 1), SE(1, 1), TE(1))),
             surface().gives([node(1, None, 3), node(3, 1, None)]),
@@ -245,7 +282,12 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.empty-assistant-is-a-node",
             "An assistant message with empty content is a surface node that derives no message",
-            [STEP, "dsh_spec.projection.derive_messages", "core.md §6.1", "core.md §11 #49"],
+            [
+                STEP,
+                "dsh_spec.projection.derive_messages",
+                "docs/dialect-3fe196a751.md §C6.1",
+                "docs/dialect-3fe196a751.md §C11 #49",
+            ],
             "core",
             new(log(TS(1), SS(1, 1), AE(1, 1), SE(1, 1), TE(1))),
             surface().gives([node(2, None, None)]),
@@ -254,7 +296,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.steering-and-context-nodes",
             "context/message and steering/message are surface nodes like the others (reference test 47)",
-            [STEP, "core.md §11 #47"],
+            [STEP, "docs/dialect-3fe196a751.md §C11 #47"],
             "core",
             new(log(TS(1), CTX("note", kind="plugin"), ST(1))),
             *reads(),
@@ -262,7 +304,7 @@ def scenarios() -> list[Scenario]:
         scenario(
             "surface.replace-shadows-tool-result",
             "A replace may shadow an assistant message and its tool result together",
-            [STEP, "core.md §5.4"],
+            [STEP, "docs/dialect-3fe196a751.md §C5.4"],
             "core",
             new(log(TS(1), SS(1, 1), A(1, 1, "c1"), TR(1, 1, "c1"), SE(1, 1))),
             append(replace(X(U("summary")), 2, 3, 2, 3)),

@@ -44,7 +44,12 @@ def cut(
     step: Act = balanced(before)
     step = step.fails(want) if isinstance(want, Code) else step.gives(want)
     return scenario(
-        f"tool-pairing.{name}", title, (BALANCED, "core.md §9", *refs), "core", new(records), step
+        f"tool-pairing.{name}",
+        title,
+        (BALANCED, "docs/dialect-3fe196a751.md §C9", *refs),
+        "core",
+        new(records),
+        step,
     )
 
 
@@ -74,7 +79,7 @@ def scenarios() -> list[Scenario]:
             FIXTURE,
             1,
             True,
-            ("core.md §11 #98", "core.md §11 #101"),
+            ("docs/dialect-3fe196a751.md §C11 #98", "docs/dialect-3fe196a751.md §C11 #101"),
         ),
         cut(
             "start-before-assistant",
@@ -82,7 +87,7 @@ def scenarios() -> list[Scenario]:
             FIXTURE,
             3,
             True,
-            ("core.md §11 #99", "core.md §11 #104"),
+            ("docs/dialect-3fe196a751.md §C11 #99", "docs/dialect-3fe196a751.md §C11 #104"),
         ),
         cut(
             "start-before-result",
@@ -90,7 +95,7 @@ def scenarios() -> list[Scenario]:
             FIXTURE,
             5,
             False,
-            ("core.md §11 #100", "core.md §11 #103"),
+            ("docs/dialect-3fe196a751.md §C11 #100", "docs/dialect-3fe196a751.md §C11 #103"),
         ),
         cut(
             "end-after-result",
@@ -98,7 +103,7 @@ def scenarios() -> list[Scenario]:
             FIXTURE,
             None,
             True,
-            ("core.md §11 #102",),
+            ("docs/dialect-3fe196a751.md §C11 #102",),
         ),
         cut(
             "end-inside-open-step",
@@ -106,7 +111,7 @@ def scenarios() -> list[Scenario]:
             log(TS(1), SS(1, 1), A(1, 1, "c1")),
             None,
             False,
-            ("core.md §11 #105",),
+            ("docs/dialect-3fe196a751.md §C11 #105",),
         ),
         cut(
             "end-after-steering",
@@ -114,7 +119,7 @@ def scenarios() -> list[Scenario]:
             log(TS(1), SS(1, 1), A(1, 1, "c1"), TC(1, 1, "c1"), TR(1, 1, "c1"), SE(1, 1), ST(1)),
             None,
             True,
-            ("core.md §11 #106",),
+            ("docs/dialect-3fe196a751.md §C11 #106",),
         ),
         cut(
             "end-no-step",
@@ -122,7 +127,7 @@ def scenarios() -> list[Scenario]:
             log(TS(1), U("a")),
             None,
             True,
-            ("core.md §11 #107",),
+            ("docs/dialect-3fe196a751.md §C11 #107",),
         ),
         cut(
             "two-calls-one-answered",
@@ -130,7 +135,7 @@ def scenarios() -> list[Scenario]:
             two_calls,
             6,
             False,
-            ("core.md §11 #108",),
+            ("docs/dialect-3fe196a751.md §C11 #108",),
         ),
         cut(
             "two-calls-both-answered",
@@ -138,7 +143,7 @@ def scenarios() -> list[Scenario]:
             two_calls,
             None,
             True,
-            ("core.md §11 #109",),
+            ("docs/dialect-3fe196a751.md §C11 #109",),
         ),
         cut(
             "mid-step-context-start",
@@ -146,7 +151,7 @@ def scenarios() -> list[Scenario]:
             mid_step,
             4,
             False,
-            ("core.md §11 #110",),
+            ("docs/dialect-3fe196a751.md §C11 #110",),
         ),
         cut(
             "mid-step-context-end",
@@ -154,7 +159,7 @@ def scenarios() -> list[Scenario]:
             mid_step,
             5,
             False,
-            ("core.md §11 #111",),
+            ("docs/dialect-3fe196a751.md §C11 #111",),
         ),
         cut(
             "injection-turn-start",
@@ -162,7 +167,7 @@ def scenarios() -> list[Scenario]:
             injection,
             1,
             True,
-            ("core.md §11 #112",),
+            ("docs/dialect-3fe196a751.md §C11 #112",),
         ),
         cut(
             "injection-turn-end",
@@ -170,7 +175,7 @@ def scenarios() -> list[Scenario]:
             injection,
             None,
             True,
-            ("core.md §11 #113",),
+            ("docs/dialect-3fe196a751.md §C11 #113",),
         ),
         cut(
             "head-checkpoint-start",
@@ -178,7 +183,7 @@ def scenarios() -> list[Scenario]:
             head_checkpoint,
             7,
             True,
-            ("core.md §11 #114", "core.md §11 #115"),
+            ("docs/dialect-3fe196a751.md §C11 #114", "docs/dialect-3fe196a751.md §C11 #115"),
         ),
         cut(
             "head-checkpoint-end",
@@ -186,7 +191,7 @@ def scenarios() -> list[Scenario]:
             head_checkpoint,
             None,
             True,
-            ("core.md §11 #116",),
+            ("docs/dialect-3fe196a751.md §C11 #116",),
         ),
         cut(
             "corrupt-result-without-call",
@@ -194,7 +199,7 @@ def scenarios() -> list[Scenario]:
             log(TS(1), SS(1, 1), TC(1, 1, "c1"), TR(1, 1, "c1"), SE(1, 1)),
             None,
             Code.TOOL_PAIRING_CORRUPT,
-            ("core.md §11 #117", "invariants.md §3.4 G1"),
+            ("docs/dialect-3fe196a751.md §C11 #117", "docs/dialect-3fe196a751.md §I3.4 G1"),
         ),
         cut(
             "corrupt-only-before-the-cut",
@@ -202,7 +207,7 @@ def scenarios() -> list[Scenario]:
             log(TS(1), U("a"), SS(1, 1), TC(1, 1, "c1"), TR(1, 1, "c1"), SE(1, 1)),
             4,
             True,
-            ("core.md §9",),
+            ("docs/dialect-3fe196a751.md §C9",),
         ),
         cut(
             "seq-not-on-surface-is-tail",
@@ -210,7 +215,7 @@ def scenarios() -> list[Scenario]:
             FIXTURE,
             4,
             True,
-            ("core.md §9",),
+            ("docs/dialect-3fe196a751.md §C9",),
         ),
         cut(
             "closed-step-call-stays-open",
@@ -230,7 +235,7 @@ def scenarios() -> list[Scenario]:
             ),
             None,
             False,
-            ("core.md §12 B15",),
+            ("docs/dialect-3fe196a751.md §C12 B15",),
         ),
         cut(
             "shadowed-call-corrupts",
@@ -248,7 +253,7 @@ def scenarios() -> list[Scenario]:
             ),
             None,
             Code.TOOL_PAIRING_CORRUPT,
-            ("invariants.md §3.4 G2",),
+            ("docs/dialect-3fe196a751.md §I3.4 G2",),
         ),
         cut(
             "empty-assistant-counts-nothing",
@@ -256,7 +261,7 @@ def scenarios() -> list[Scenario]:
             log(TS(1), SS(1, 1), D(A(1, 1), content=[]), SE(1, 1)),
             None,
             True,
-            ("core.md §6.1",),
+            ("docs/dialect-3fe196a751.md §C6.1",),
         ),
     ]
     strict = [
@@ -309,7 +314,7 @@ def scenarios() -> list[Scenario]:
             scenario(
                 f"tool-pairing.{name}",
                 title,
-                (BALANCED, "docs/deviations.md D-P1", "core.md §12 B15"),
+                (BALANCED, "docs/deviations.md D-P1", "docs/dialect-3fe196a751.md §C12 B15"),
                 "strict",
                 new(records),
                 step,
@@ -379,7 +384,7 @@ def scenarios() -> list[Scenario]:
             scenario(
                 f"tool-pairing.{name}",
                 title,
-                (REGION, "dsh_spec.tool_pairing.region_balanced", "core.md §9"),
+                (REGION, "dsh_spec.tool_pairing.region_balanced", "docs/dialect-3fe196a751.md §C9"),
                 profile,
                 new(records),
                 surface(),
