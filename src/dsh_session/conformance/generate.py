@@ -24,6 +24,7 @@ from dsh_session.conformance.cases import Case, Expect, Step, case_text, parse_c
 from dsh_session.conformance.classify import dialect_of, features_of
 from dsh_session.conformance.compare import difference
 from dsh_session.conformance.protocol import RUNNER_OPS
+from dsh_session.conformance.reference_run import profile_of
 from dsh_session.conformance.scenario import Scenario
 from dsh_session.conformance.spec_adapter import SpecAdapter
 from dsh_session.conformance.workspace import Workspace
@@ -84,7 +85,7 @@ def build_case(scenario: Scenario, artifacts: Path, workdir: str | None = None) 
         scenario.id,
         scenario.description,
         scenario.spec,
-        scenario.profile,
+        profile_of(scenario.id, scenario.profile),
         scenario.area,
         made,
         dialect,
