@@ -12,8 +12,8 @@ from collections.abc import Container, Mapping
 from typing import Any
 
 from dsh_session.errors import Code, InvalidEventError
-from dsh_session.event import APPEND, SURFACE_TYPES, Event, Replace, SurfaceOp
-from dsh_session.json_value import NotJsonError, canonical_number, freeze
+from dsh_session.event import APPEND, SURFACE_TYPES, Event, LoggedEvent, Replace, SurfaceOp
+from dsh_session.json_value import NotJsonError, TooDeepError, canonical_number, decode, encode
 from dsh_session.surface import SurfaceManager
 
 _EVENT_KEYS = frozenset({"type", "seq", "time", "data", "sourceEventSeqs", "surfaceOp"})
@@ -26,50 +26,26 @@ _EXACT = 2**53
 MISSING: Any = object()
 
 
-# Events are built as a slotted twin of ``Event`` whose class is then set to
-# ``Event``: the same value as ``Event(...)`` (same slots, same frozen class
-# afterwards) at a quarter of the cost of the frozen dataclass's per-field
-# ``object.__setattr__``, on the path every append takes.
-class _EventTwin:
-    # Same names in the same order as ``Event``'s, or the class switch is refused.
-    __slots__ = ("type", "seq", "time", "data", "source_event_seqs", "surface_op", "key_order")  # noqa: RUF023
+class Encoded:
+    """A payload that is already canonical JSON text (a logged event's), so admission
+    need not check and encode it again."""
 
-    def __init__(
-        self,
-        kind: str,
-        seq: int,
-        time: int,
-        data: Any,
-        refs: tuple[int, ...] | None,
-        op: SurfaceOp | None,
-    ) -> None:
-        self.type = kind
-        self.seq = seq
-        self.time = time
-        self.data = data
-        self.source_event_seqs = refs
-        self.surface_op = op
-        self.key_order = None
+    __slots__ = ("text",)
 
+    def __init__(self, text: bytes) -> None:
+        self.text = text
 
-assert Event.__slots__ == _EventTwin.__slots__ == tuple(Event.__dataclass_fields__)
-
-
-def _event(
-    kind: str,
-    seq: int,
-    time: int,
-    data: Any,
-    refs: tuple[int, ...] | None = None,
-    op: SurfaceOp | None = None,
-) -> Event:
-    event: Any = _EventTwin(kind, seq, time, data, refs, op)
-    event.__class__ = Event
-    return event  # type: ignore[no-any-return]
+    def __repr__(self) -> str:
+        return repr(decode(self.text))
 
 
 def _reject(code: Code, seq: int, kind: object, message: str) -> InvalidEventError:
     return InvalidEventError(code, message, seq=seq, event_type=kind)
+
+
+def _not_json(seq: int, kind: object, error: NotJsonError) -> InvalidEventError:
+    code = Code.DATA_TOO_DEEP if isinstance(error, TooDeepError) else Code.NON_JSON_DATA
+    return _reject(code, seq, kind, f"{kind} at seq {seq} carries data that is not JSON: {error.reason}")
 
 
 def admit(
@@ -82,21 +58,24 @@ def admit(
     provenance: object,
     *,
     known: Container[int] | None = None,
-) -> tuple[Event, list[int] | None]:
+    text: bytes | None = None,
+) -> tuple[LoggedEvent, list[int] | None]:
     """The event to store at ``seq``, and for a replace the seqs it shadows (head to tail).
 
-    ``surface_op`` and ``provenance`` are :data:`MISSING` when absent.
-    ``surface`` must be synced with the log. ``known`` holds the seqs a
-    provenance entry may name; ``None`` means all of ``[0, seq)``.
+    ``surface_op`` and ``provenance`` are :data:`MISSING` when absent; ``data``
+    is a JSON value, or :class:`Encoded` text. ``surface`` must be synced with
+    the log. ``known`` holds the seqs a provenance entry may name; ``None``
+    means all of ``[0, seq)``. ``text``, when given, is ``data``'s canonical
+    text, which the caller has found (and ``data`` is then canonical).
     """
-    if type(kind) is not str or not kind:
+    if kind.__class__ is not str or not kind:
         raise _reject(
             Code.MALFORMED_EVENT,
             seq,
             kind,
             f"event at seq {seq}: type must be a non-empty string, got {kind!r}",
         )
-    stamp = time if type(time) is int and -_EXACT <= time <= _EXACT else _exact_int(time)
+    stamp = time if time.__class__ is int and -_EXACT <= time <= _EXACT else _exact_int(time)  # type: ignore[operator]
     if stamp is None:
         raise _reject(
             Code.MALFORMED_EVENT,
@@ -104,15 +83,16 @@ def admit(
             kind,
             f"{kind} at seq {seq}: time must be an integer, got {time!r}",
         )
-    try:
-        frozen = freeze(data)
-    except NotJsonError as error:
-        raise _reject(
-            Code.NON_JSON_DATA,
-            seq,
-            kind,
-            f"{kind} at seq {seq} carries data that is not JSON: {error.reason}",
-        ) from None
+    if text is not None:
+        pass
+    elif data.__class__ is Encoded:
+        text = data.text  # type: ignore[attr-defined]
+        data = _Lazy
+    else:
+        try:
+            text = encode(data)
+        except NotJsonError as error:
+            raise _not_json(seq, kind, error) from None
 
     if kind not in SURFACE_TYPES:
         if provenance is not MISSING:
@@ -129,7 +109,7 @@ def admit(
                 kind,
                 f"{kind} at seq {seq} is not surface-eligible and cannot carry a surfaceOp",
             )
-        return _event(kind, seq, stamp, frozen), None
+        return LoggedEvent(kind, seq, stamp, text), None
 
     if surface_op is MISSING:
         raise _reject(
@@ -138,7 +118,7 @@ def admit(
             kind,
             f"{kind} at seq {seq} is surface-eligible and needs a surfaceOp ('append' or a replace)",
         )
-    op = _surface_op(surface_op)
+    op = APPEND if surface_op == APPEND and surface_op.__class__ is str else _surface_op(surface_op)
     if op is None:
         raise _reject(
             Code.MALFORMED_SURFACE_OP,
@@ -148,11 +128,11 @@ def admit(
             f"{{'op': 'replace', 'start': int, 'end': int}}, got {surface_op!r}",
         )
     refs = None if provenance is MISSING else _provenance(seq, kind, provenance, known)
-    problem = _payload_problem(kind, frozen)
+    problem = _payload_problem(kind, decode(text) if data is _Lazy else data)
     if problem is not None:
         raise _reject(Code.INVALID_PAYLOAD, seq, kind, f"{kind} at seq {seq}: {problem}")
     if op == APPEND:
-        return _event(kind, seq, stamp, frozen, refs, APPEND), None
+        return LoggedEvent(kind, seq, stamp, text, refs, APPEND), None
     assert isinstance(op, Replace)
     span = surface._span(op.start, op.end)
     if span == "start":
@@ -187,7 +167,11 @@ def admit(
             f"{kind} at seq {seq}: sourceEventSeqs must name every node the replace shadows; "
             f"missing {', '.join(map(str, missing))}",
         )
-    return _event(kind, seq, stamp, frozen, refs, op), span
+    return LoggedEvent(kind, seq, stamp, text, refs, op), span
+
+
+#: Stands for a payload that was given as encoded text (decoded only if a rule looks at it).
+_Lazy: Any = object()
 
 
 def _surface_op(raw: object) -> SurfaceOp | None:
@@ -221,6 +205,24 @@ def _exact_int(value: object) -> int | None:
 
 
 def _provenance(seq: int, kind: str, raw: object, known: Container[int] | None) -> tuple[int, ...]:
+    if raw.__class__ is list or raw.__class__ is tuple:
+        refs = tuple(raw)  # type: ignore[call-overload]
+        # The common case: distinct plain ints naming earlier events.
+        if known is None and refs and _all_ints(refs) and min(refs) >= 0 and max(refs) < seq:
+            if len(set(refs)) == len(refs):
+                return refs
+        return _careful_provenance(seq, kind, raw, known)
+    return _careful_provenance(seq, kind, raw, known)
+
+
+def _all_ints(refs: tuple[Any, ...]) -> bool:
+    for ref in refs:
+        if ref.__class__ is not int:
+            return False
+    return True
+
+
+def _careful_provenance(seq: int, kind: str, raw: object, known: Container[int] | None) -> tuple[int, ...]:
     refs: list[int] = []
     if isinstance(raw, list | tuple):
         for ref in raw:
@@ -304,7 +306,8 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
             )
         op: object = MISSING if record.surface_op is None else record.surface_op
         refs: object = MISSING if record.source_event_seqs is None else record.source_event_seqs
-        return record.type, record.time, record.data, op, refs
+        data = Encoded(record.text) if type(record) is LoggedEvent else record.data
+        return record.type, record.time, data, op, refs
     if not isinstance(record, Mapping):
         raise _reject(Code.MALFORMED_EVENT, index, None, f"event at index {index} is not an object")
     missing = [key for key in _REQUIRED if key not in record]

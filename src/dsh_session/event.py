@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final, Literal, NamedTuple
 
+import msgspec
+
 from dsh_session._frozen import thaw
+from dsh_session.json_value import decode
 
 #: The on-disk session format version; every other version is refused.
 SESSION_FORMAT_VERSION: Final = 0
@@ -35,13 +38,16 @@ class Replace(NamedTuple):
 SurfaceOp = Literal["append"] | Replace
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(msgspec.Struct, frozen=True, eq=False):
     """One logged event.
 
-    In a session's log, ``data`` is a frozen canonical JSON value and the
-    record cannot be changed. ``None`` in ``source_event_seqs`` or
-    ``surface_op`` means the key is absent (``null`` is never valid there).
+    In a session's log, an event's payload is held as its canonical JSON text
+    (the bytes a backend writes), and ``data`` is a fresh, plain copy decoded
+    from it on every access: changing what it returns changes nothing in the
+    log. An event built by hand holds ``data`` as given; it is checked and
+    encoded when it enters a log (a seed, a backend). ``None`` in
+    ``source_event_seqs`` or ``surface_op`` means the key is absent (``null``
+    is never valid there).
 
     ``key_order`` is the order of the record's top-level keys when it is not
     :data:`EVENT_KEY_ORDER` (crash closers put ``surfaceOp`` before
@@ -56,7 +62,27 @@ class Event:
     data: Any
     source_event_seqs: tuple[int, ...] | None = None
     surface_op: SurfaceOp | None = None
-    key_order: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
+    key_order: tuple[str, ...] | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Event):
+            return NotImplemented
+        return (
+            self.seq == other.seq
+            and self.type == other.type
+            and self.time == other.time
+            and self.source_event_seqs == other.source_event_seqs
+            and self.surface_op == other.surface_op
+            and (_raw(self) == _raw(other) or self.data == other.data)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"Event(type={self.type!r}, seq={self.seq!r}, time={self.time!r}, data={self.data!r}, "
+            f"source_event_seqs={self.source_event_seqs!r}, surface_op={self.surface_op!r})"
+        )
 
     def to_json(self) -> dict[str, Any]:
         """A plain, mutable JSON record, keys in the event's order (see ``key_order``)."""
@@ -64,7 +90,7 @@ class Event:
             "type": self.type,
             "seq": self.seq,
             "time": self.time,
-            "data": thaw(self.data),
+            "data": self.data if type(self) is LoggedEvent else thaw(self.data),
         }
         if self.source_event_seqs is not None:
             out["sourceEventSeqs"] = list(self.source_event_seqs)
@@ -77,6 +103,32 @@ class Event:
         ordered = {key: out[key] for key in order if key in out}
         ordered.update(out)
         return ordered
+
+
+class LoggedEvent(Event, frozen=True, eq=False, gc=False):
+    """An event as a log holds it: its ``data`` slot holds the payload's canonical JSON
+    text (:func:`~dsh_session.json_value.encode`), and ``data`` decodes a fresh copy.
+
+    Made only by admission, which has checked and encoded the payload. Nothing
+    it holds refers to a container, so the cyclic garbage collector never
+    tracks it: a log of any length adds nothing for the collector to walk.
+    """
+
+    @property
+    def text(self) -> bytes:
+        """The payload's canonical JSON text, as a backend writes it."""
+        return _raw(self)  # type: ignore[no-any-return]
+
+
+#: The ``data`` slot itself, under the property that decodes it.
+_raw = Event.__dict__["data"].__get__
+
+
+def _decoded(event: LoggedEvent) -> Any:
+    return decode(_raw(event))
+
+
+setattr(LoggedEvent, "data", property(_decoded, doc="A fresh, plain copy of the payload."))  # noqa: B010
 
 
 class SurfaceNode(NamedTuple):

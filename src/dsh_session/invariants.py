@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from dsh_session import _admission
-from dsh_session._admission import MISSING, _exact_int
+from dsh_session._admission import MISSING, Encoded, _exact_int
 from dsh_session.errors import Code, InvalidEventError
-from dsh_session.event import Event
+from dsh_session.event import Event, LoggedEvent
 from dsh_session.surface import SurfaceManager
 
 __all__ = ["Violation", "check_log"]
@@ -260,7 +260,8 @@ def _read(index: int, item: object) -> tuple[int | None, _Fields | Violation]:
         seq = _exact_int(item.seq)
         if seq is None:
             return None, _bad_seq(index, item.seq)
-        return seq, (item.type, item.time, item.data, op, refs)
+        data = Encoded(item.text) if type(item) is LoggedEvent else item.data
+        return seq, (item.type, item.time, data, op, refs)
     if not isinstance(item, Mapping):
         return None, Violation(Code.MALFORMED_EVENT, None, f"event at index {index} is not an object")
     seq = _exact_int(item.get("seq", MISSING))

@@ -1,26 +1,45 @@
-"""The JSON-value check, and freezing a value into its canonical immutable form.
+"""The JSON-value check, and a JSON value's canonical text.
 
 A JSON value is built from ``None``, ``bool``, ``str``, ``int``, finite ``float``,
 ``list`` and ``dict`` with ``str`` keys -- exact types (our own frozen
-containers count), no tuples, no cycles; a value shared by two parents is fine.
-Numbers must survive a trip through an IEEE double, as the TypeScript harness
-reads them.
+containers count), no tuples, no cycles, at most :data:`MAX_DEPTH` containers
+deep; a value shared by two parents is fine. Numbers must survive a trip
+through an IEEE double, as the TypeScript harness reads them.
 
-:func:`freeze` checks and copies in one pass and returns the canonical form:
-integral numbers up to 2**53 in magnitude become ``int`` and all other numbers
-``float``; object keys that are array indices move to the front in ascending
-order (JavaScript's property order); well-formed surrogate pairs held as two
-code points become one character. The copy is built of
-:class:`~dsh_session._frozen.FrozenDict` and :class:`~dsh_session._frozen.FrozenList`.
+The *canonical form* of a value is what a JavaScript engine holds after
+parsing its JSON text: integral numbers up to 2**53 in magnitude are ``int``
+and all other numbers ``float``; object keys that are array indices come
+first in ascending order; well-formed surrogate pairs held as two code points
+are one character. Its *canonical text* (:func:`encode`) is the UTF-8 of what
+``JSON.stringify`` writes for it -- the bytes the TypeScript harness stores.
+
+The log keeps every payload as its canonical text: bytes are immutable and
+invisible to the cyclic garbage collector, and they are what a backend
+writes. :func:`decode` gives a fresh plain copy back.
+
+Nothing here recurses on the Python stack beyond a small fixed bound, so the
+result never depends on how deep the caller's stack is: the common case takes
+a bounded lean check and orjson (whose limits are its own, not the
+interpreter's); everything else takes an iterative careful pass, which alone
+decides errors and their messages.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
+import threading
 from typing import Any
 
+import msgspec
+import orjson
+
 from dsh_session._frozen import FrozenDict, FrozenList, _frozen_dict, _frozen_list
+
+#: The deepest a JSON value may nest: containers on its deepest path
+#: (``[]`` is 1, ``[[]]`` is 2, a scalar 0).
+MAX_DEPTH = 200
 
 _EXACT = 2**53
 _INDEX_LIMIT = 2**32 - 1
@@ -35,139 +54,301 @@ class NotJsonError(ValueError):
         self.reason = reason
 
 
+class TooDeepError(NotJsonError):
+    """A value nests more than :data:`MAX_DEPTH` containers deep."""
+
+
+class Text(bytes):
+    """Canonical JSON text that orjson alone cannot read back to the canonical value
+    (it holds a lone surrogate, or a float that JavaScript spells as an integer)."""
+
+    __slots__ = ()
+
+
 def is_json_value(value: object) -> bool:
     """True when ``value`` satisfies the JSON-value rule."""
     try:
-        freeze(value)
+        encode(value)
     except NotJsonError:
         return False
     return True
 
 
-def freeze(value: object) -> Any:
-    """The canonical, immutable copy of a JSON value; :class:`NotJsonError` if it is not one.
+# -- canonical text ------------------------------------------------------------------
 
-    The common case (exact JSON types, safe integers, ASCII keys that do not
-    start with a digit, no cycles) takes a lean single pass; anything else --
-    including every value that is not JSON -- is redone by the careful pass,
-    which alone decides errors and their messages, so both give the same
-    result (``tests/test_freeze_fast_path.py``).
+# msgspec writes the text (its bytes are sized exactly; orjson's over-allocated
+# output makes a heap of kept payloads slow to grow); orjson reads it back (its
+# depth limit is its own, not the interpreter's).
+_dumps = msgspec.json.encode
+_loads = orjson.loads
+
+
+def encode(value: object) -> bytes:
+    """The canonical JSON text of ``value``; :class:`NotJsonError` if it is not a JSON value.
+
+    The result is ``bytes`` when orjson reads it back to the canonical value
+    (the common case), else a :class:`Text`; :func:`decode` reads either.
     """
     try:
-        kind = type(value)
-        if kind is dict:
-            return _fast_dict(value)  # type: ignore[arg-type]
-        if kind is list:
-            return _fast_list(value)  # type: ignore[arg-type]
-        return _fast_leaf(value, kind)[0]
-    except (_Unusual, RecursionError):
-        return _freeze(value, [], set())[0]
+        _lean(value)
+        return _dumps(value)
+    except (_Unusual, UnicodeEncodeError, RecursionError):  # a lone surrogate: careful
+        return _careful_text(value)
+
+
+def lean_text(value: object) -> bytes | None:
+    """The canonical text of ``value`` when the lean pass takes it, else ``None``
+    (then :func:`encode` decides)."""
+    try:
+        _lean(value)
+        return _dumps(value)
+    except (_Unusual, UnicodeEncodeError, RecursionError):
+        return None
+
+
+def decode(text: bytes) -> Any:
+    """A fresh, plain copy of the value whose canonical text is ``text``."""
+    if text.__class__ is bytes:
+        return _loads(text)
+    return _parse_js(text)
 
 
 class _Unusual(Exception):
     """The lean pass met something it leaves to the careful one."""
 
 
-def _fast_leaf(value: Any, kind: type) -> tuple[Any, bool]:
-    if kind is str:
-        return (value, True) if value.isascii() else canonical_string(value)
-    if kind is int:
-        if -_EXACT <= value <= _EXACT:
-            return value, True
-        raise _Unusual
-    if value is None or kind is bool:
-        return value, True
-    if kind is FrozenDict or kind is FrozenList:
-        return value, value.plain
-    if kind is float and value - value == 0:  # finite
-        number = canonical_number(value)
-        return number, type(number) is int
-    raise _Unusual
-
-
-#: Keys seen to be plain ASCII and not array-index-like: a memo for the lean pass,
+#: Keys seen to be plain (ASCII, not array-index-like): a memo for the lean pass,
 #: bounded in count and key length.
 _PLAIN_KEYS: set[str] = set()
 _PLAIN_KEYS_LIMIT = 4096
-_new_dict = dict.__new__
-_new_list = list.__new__
-_fill_dict = dict.update
-_fill_list = list.extend
-_set_item = dict.__setitem__
-_set_index = list.__setitem__
+
+
+def _lean(value: Any, type: Any = type, str: Any = str, int: Any = int, bool: Any = bool) -> None:  # noqa: A002
+    """Pass when the encoder writes ``value``'s canonical text as it is, else raise ``_Unusual``.
+
+    Exact JSON types, keys that keep their order in JavaScript, safe integers,
+    no float; strings are left to the encoder, which refuses lone surrogates
+    (and so sends them to the careful pass). A value too deep for the caller's
+    stack raises ``RecursionError``, which sends it to the careful pass too.
+    (The builtins are bound as defaults: local lookups, on the path every
+    append takes.)
+    """
+    kind = type(value)
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or key not in _PLAIN_KEYS:
+                _plain_key(key)
+            kind = type(item)
+            if kind is str:
+                continue
+            if kind is int:
+                if -_EXACT <= item <= _EXACT:
+                    continue
+                raise _Unusual
+            if kind is dict or kind is list:
+                _lean(item)
+            elif not (item is None or kind is bool):
+                raise _Unusual
+    elif kind is list:
+        for item in value:
+            kind = type(item)
+            if kind is str:
+                continue
+            if kind is int:
+                if -_EXACT <= item <= _EXACT:
+                    continue
+                raise _Unusual
+            if kind is dict or kind is list:
+                _lean(item)
+            elif not (item is None or kind is bool):
+                raise _Unusual
+    elif not (kind is str or kind is bool or value is None or (kind is int and -_EXACT <= value <= _EXACT)):
+        raise _Unusual
 
 
 def _plain_key(key: object) -> None:
-    """Admit ``key`` to the memo, or leave its dict to the careful pass."""
-    if type(key) is not str or not key.isascii() or key[:1].isdigit():
-        raise _Unusual  # not a string, or canonical form / JavaScript key order needed
-    if len(key) <= 64 and len(_PLAIN_KEYS) < _PLAIN_KEYS_LIMIT:
-        _PLAIN_KEYS.add(key)
+    if key.__class__ is not str or not key.isascii() or key[:1].isdigit():  # type: ignore[attr-defined]
+        raise _Unusual  # not a string, or JavaScript key order needed
+    if len(key) <= 64 and len(_PLAIN_KEYS) < _PLAIN_KEYS_LIMIT:  # type: ignore[arg-type]
+        _PLAIN_KEYS.add(key)  # type: ignore[arg-type]
 
 
-def _fast_dict(obj: dict[Any, Any]) -> FrozenDict:
-    # Copy first (one C-level update), then check every item and overwrite the
-    # few that change (nested containers, non-ASCII strings): cheaper than
-    # building a second dict item by item. Overwriting a key keeps its place.
-    frozen = _new_dict(FrozenDict)
-    _fill_dict(frozen, obj)
-    plain = True
-    for key, item in obj.items():
-        if type(key) is not str or key not in _PLAIN_KEYS:
-            _plain_key(key)
-        kind = type(item)
-        if kind is str:
-            if not item.isascii():
-                item, item_plain = canonical_string(item)
-                _set_item(frozen, key, item)
-                plain = plain and item_plain
-        elif kind is int:
-            if not -_EXACT <= item <= _EXACT:
-                raise _Unusual
-        elif kind is dict:
-            item = _fast_dict(item)
-            _set_item(frozen, key, item)
-            plain = plain and item.plain
-        elif kind is list:
-            item = _fast_list(item)
-            _set_item(frozen, key, item)
-            plain = plain and item.plain
-        elif not (item is None or kind is bool):
-            item, item_plain = _fast_leaf(item, kind)
-            _set_item(frozen, key, item)
-            plain = plain and item_plain
-    frozen.plain = plain
-    return frozen
+def _careful_text(value: object) -> bytes:
+    """The canonical text by way of the careful pass (numbers and lone surrogates spelled
+    as JavaScript spells them, keys in JavaScript's order)."""
+    special = _Special()
+    text = _on_fixed_stack(_dumps, _careful(value, special.leaf, special.object, list))
+    return Text(text) if special.seen else text
 
 
-def _fast_list(items: list[Any]) -> FrozenList:
-    frozen = _new_list(FrozenList)
-    _fill_list(frozen, items)
-    plain = True
-    for index, item in enumerate(items):
-        kind = type(item)
-        if kind is str:
-            if not item.isascii():
-                item, item_plain = canonical_string(item)
-                _set_index(frozen, index, item)
-                plain = plain and item_plain
-        elif kind is int:
-            if not -_EXACT <= item <= _EXACT:
-                raise _Unusual
-        elif kind is dict:
-            item = _fast_dict(item)
-            _set_index(frozen, index, item)
-            plain = plain and item.plain
-        elif kind is list:
-            item = _fast_list(item)
-            _set_index(frozen, index, item)
-            plain = plain and item.plain
-        elif not (item is None or kind is bool):
-            item, item_plain = _fast_leaf(item, kind)
-            _set_index(frozen, index, item)
-            plain = plain and item_plain
-    frozen.plain = plain
-    return frozen
+class _Special:
+    """Leaf and object builders for the careful text: the encoder writes the containers,
+    raw fragments carry what only JavaScript's spelling gets right."""
+
+    __slots__ = ("seen",)
+
+    def __init__(self) -> None:
+        #: True once the text holds something orjson cannot read back as it was.
+        self.seen = False
+
+    def leaf(self, value: Any) -> Any:
+        kind = type(value)
+        if kind is float:
+            spelled = _js_number(value)
+            if "." not in spelled and "e" not in spelled:
+                self.seen = True  # an integral float: orjson would read it back as an int
+            return msgspec.Raw(spelled.encode())
+        if kind is str and not _plain_str(value):
+            self.seen = True
+            return msgspec.Raw(_js_string(value).encode())
+        return value
+
+    def object(self, pairs: list[tuple[str, Any]]) -> Any:
+        if all(_plain_str(key) for key, _ in pairs):
+            return dict(pairs)
+        self.seen = True  # no encoder takes a lone surrogate in a key: write the object here
+        body = b",".join(_js_string(key).encode() + b":" + _on_fixed_stack(_dumps, item) for key, item in pairs)
+        return msgspec.Raw(b"{" + body + b"}")
+
+
+# -- the careful pass ----------------------------------------------------------------
+
+
+def freeze(value: object) -> Any:
+    """The canonical, immutable copy of a JSON value; :class:`NotJsonError` if it is not one.
+
+    The copy is built of :class:`~dsh_session._frozen.FrozenDict` and
+    :class:`~dsh_session._frozen.FrozenList`.
+    """
+    kind = type(value)
+    if kind is FrozenDict or kind is FrozenList:
+        return value
+    return _careful(value, _keep, _frozen_from_pairs, _frozen_from_items)
+
+
+def canonical(value: object) -> Any:
+    """The canonical form of a JSON value as a fresh, plain copy; :class:`NotJsonError` if not."""
+    return _careful(value, _keep, dict, list)
+
+
+def _keep(value: Any) -> Any:
+    return value
+
+
+def _frozen_from_pairs(pairs: list[tuple[str, Any]]) -> FrozenDict:
+    return _frozen_dict(pairs, _all_plain(key for key, _ in pairs) and _all_plain(v for _, v in pairs))
+
+
+def _frozen_from_items(items: list[Any]) -> FrozenList:
+    return _frozen_list(items, _all_plain(items))
+
+
+def _all_plain(values: Any) -> bool:
+    for value in values:
+        kind = type(value)
+        if kind is float or (kind is str and not _plain_str(value)):
+            return False
+        if (kind is FrozenDict or kind is FrozenList) and not value.plain:
+            return False
+    return True
+
+
+def _plain_str(text: str) -> bool:
+    return text.isascii() or _SURROGATE.search(text) is None
+
+
+_DICTS = (dict, FrozenDict)
+_LISTS = (list, FrozenList)
+
+
+class _Frame:
+    """One open container of the careful pass."""
+
+    __slots__ = ("is_dict", "items", "key", "marker", "out", "path")
+
+    def __init__(self, value: Any, path: str) -> None:
+        self.is_dict = type(value) in _DICTS
+        self.items = iter(dict.items(value) if self.is_dict else enumerate(value))
+        self.out: list[Any] = []
+        self.path = path
+        self.marker = id(value)
+        self.key = ""
+
+    def add(self, item: Any) -> None:
+        self.out.append((self.key, item) if self.is_dict else item)
+
+
+def _careful(value: object, leaf: Any, make_dict: Any, make_list: Any) -> Any:
+    """Check ``value`` and build its canonical copy, without recursion.
+
+    ``leaf`` maps each canonical scalar; ``make_dict`` (from key/value pairs in
+    JavaScript's order) and ``make_list`` build the containers. The value is
+    walked depth first, items in order, and the first problem met is raised:
+    a key that is not a string, a value that is not JSON, a container that
+    contains itself, a container deeper than :data:`MAX_DEPTH`.
+    """
+    top = _scalar(value, "data", leaf)
+    if top is not _CONTAINER:
+        return top
+    stack = [_Frame(value, "data")]
+    active = {id(value)}
+    while True:
+        frame = stack[-1]
+        step = next(frame.items, None)
+        if step is None:
+            stack.pop()
+            active.discard(frame.marker)
+            built = make_dict(_js_order(frame.out)) if frame.is_dict else make_list(frame.out)
+            if not stack:
+                return built
+            stack[-1].add(built)
+            continue
+        if frame.is_dict:
+            key, item = step
+            if type(key) is not str:
+                raise NotJsonError(f"{frame.path}: key {key!r} is not a string")
+            where = f"{frame.path}.{key}"
+            frame.key = canonical_string(key)[0]
+        else:
+            index, item = step
+            where = f"{frame.path}[{index}]"
+        scalar = _scalar(item, where, leaf)
+        if scalar is not _CONTAINER:
+            frame.add(scalar)
+            continue
+        if id(item) in active:
+            raise NotJsonError(f"{where}: the value contains itself")
+        if len(stack) >= MAX_DEPTH:
+            raise TooDeepError(f"{where}: nests deeper than {MAX_DEPTH} containers")
+        stack.append(_Frame(item, where))
+        active.add(id(item))
+
+
+_CONTAINER: Any = object()
+
+
+def _scalar(value: Any, path: str, leaf: Any) -> Any:
+    """The canonical scalar (through ``leaf``), or ``_CONTAINER`` for a list or dict."""
+    kind = type(value)
+    if kind is str:
+        return leaf(canonical_string(value)[0])
+    if value is None or kind is bool:
+        return value
+    if kind is int or kind is float:
+        try:
+            return leaf(canonical_number(value))
+        except NotJsonError as error:
+            raise NotJsonError(f"{path}: {error.reason}") from None
+    if kind in _DICTS or kind in _LISTS:
+        return _CONTAINER
+    raise NotJsonError(f"{path}: {kind.__name__} is not a JSON type")
+
+
+def _js_order(pairs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    if not any(key[:1].isdigit() and is_array_index(key) for key, _ in pairs):
+        return pairs
+    indices = sorted((pair for pair in pairs if is_array_index(pair[0])), key=lambda pair: int(pair[0]))
+    return indices + [pair for pair in pairs if not is_array_index(pair[0])]
 
 
 def canonical_number(value: int | float) -> int | float:
@@ -205,76 +386,51 @@ def is_array_index(key: str) -> bool:
     return int(key) < _INDEX_LIMIT
 
 
-def _freeze(value: object, path: list[str], active: set[int]) -> tuple[Any, bool]:
-    """Return ``(frozen, plain)``; ``path`` locates the value for error messages."""
-    kind = type(value)
-    if kind is str:
-        return canonical_string(value)  # type: ignore[arg-type]
-    if kind is FrozenDict or kind is FrozenList:
-        return value, value.plain  # type: ignore[attr-defined]
-    if kind is int:
-        try:
-            number = canonical_number(value)  # type: ignore[arg-type]
-        except NotJsonError as error:
-            raise NotJsonError(f"{_where(path)}: {error.reason}") from None
-        return number, type(number) is int
-    if value is None or kind is bool:
-        return value, True
-    if kind is float:
-        try:
-            number = canonical_number(value)  # type: ignore[arg-type]
-        except NotJsonError as error:
-            raise NotJsonError(f"{_where(path)}: {error.reason}") from None
-        return number, type(number) is int
-    if kind is dict:
-        return _freeze_dict(value, path, active)  # type: ignore[arg-type]
-    if kind is list:
-        return _freeze_list(value, path, active)  # type: ignore[arg-type]
-    raise NotJsonError(f"{_where(path)}: {kind.__name__} is not a JSON type")
+# -- JavaScript spellings (shared with js_json) ----------------------------------------
 
 
-def _freeze_list(items: list[object], path: list[str], active: set[int]) -> tuple[Any, bool]:
-    marker = id(items)
-    if marker in active:
-        raise NotJsonError(f"{_where(path)}: the value contains itself")
-    active.add(marker)
-    out = []
-    plain = True
-    for index, item in enumerate(items):
-        path.append(f"[{index}]")
-        frozen, item_plain = _freeze(item, path, active)
-        path.pop()
-        out.append(frozen)
-        plain = plain and item_plain
-    active.discard(marker)
-    return _frozen_list(out, plain), plain
+def _js_number(value: float) -> str:
+    from dsh_session.js_json import js_number
+
+    return js_number(value)
 
 
-def _freeze_dict(obj: dict[object, object], path: list[str], active: set[int]) -> tuple[Any, bool]:
-    marker = id(obj)
-    if marker in active:
-        raise NotJsonError(f"{_where(path)}: the value contains itself")
-    active.add(marker)
-    out: dict[str, Any] = {}
-    plain = True
-    reorder = False
-    for key, item in obj.items():
-        if type(key) is not str:
-            raise NotJsonError(f"{_where(path)}: key {key!r} is not a string")
-        path.append(f".{key}")
-        frozen, item_plain = _freeze(item, path, active)
-        path.pop()
-        key, key_plain = canonical_string(key)
-        out[key] = frozen
-        plain = plain and item_plain and key_plain
-        reorder = reorder or (key[:1].isdigit() and is_array_index(key))
-    active.discard(marker)
-    if reorder:
-        indices = sorted((k for k in out if is_array_index(k)), key=int)
-        rest = [k for k in out if not is_array_index(k)]
-        return _frozen_dict(((k, out[k]) for k in indices + rest), plain), plain
-    return _frozen_dict(out.items(), plain), plain
+def _js_string(text: str) -> str:
+    from dsh_session.js_json import js_string
+
+    return js_string(text)
 
 
-def _where(path: list[str]) -> str:
-    return "data" + "".join(path)
+# -- reading canonical text that orjson cannot ------------------------------------------
+
+
+def _parse_js(text: bytes) -> Any:
+    """Read canonical text as JavaScript does (numbers are doubles, lone surrogates kept)."""
+    return _on_fixed_stack(_json_loads, text)
+
+
+def _json_loads(text: bytes) -> Any:
+    return json.loads(text, parse_int=_js_int)
+
+
+def _on_fixed_stack(work: Any, argument: Any) -> Any:
+    """``work(argument)``, redone on a fresh thread if the caller's stack is too deep for it.
+
+    The standard library's parser and msgspec's encoder recurse on the
+    interpreter's stack; a value within :data:`MAX_DEPTH` always fits a fresh
+    thread's, so the result never depends on how deep the caller is.
+    """
+    try:
+        return work(argument)
+    except RecursionError:
+        pass
+    box: list[Any] = []
+    worker = threading.Thread(target=lambda: box.append(work(argument)), name="dsh-session-json")
+    worker.start()
+    worker.join()
+    return box[0]
+
+
+def _js_int(token: str) -> int | float:
+    number = int(token)
+    return number if -_EXACT <= number <= _EXACT else float(token)

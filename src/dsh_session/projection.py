@@ -1,18 +1,21 @@
 """Projection of one event to the message it contributes to the history.
 
-Messages are frozen JSON objects that share their (frozen) content with the
-logged event, so projecting copies nothing and a caller can change nothing.
+A message is ``{"role": ..., "content": [...]}``. The session keeps each
+surface node's message as its canonical JSON text (:func:`message_text`) and
+hands out fresh plain copies, so a caller can change nothing it holds.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from dsh_session._frozen import FrozenDict, FrozenList, _frozen_dict, _frozen_list
-from dsh_session.js_json import js_string
+from msgspec.json import encode as _dumps
 
-#: A derived message: ``{"role": ..., "content": [...]}``, immutable.
-Message = FrozenDict
+from dsh_session.js_json import js_string
+from dsh_session.json_value import decode, encode
+
+#: A derived message: ``{"role": ..., "content": [...]}`` (a fresh, plain copy).
+Message = dict[str, Any]
 
 
 def derive_event_message(event: Any) -> Message | None:
@@ -22,53 +25,64 @@ def derive_event_message(event: Any) -> Message | None:
     even when it has been shadowed. ``event`` is an :class:`~dsh_session.Event`
     whose data has passed admission (as every logged event has).
     """
+    text = message_text(event)
+    return None if text is None else decode(text)  # type: ignore[no-any-return]
+
+
+def message_text(event: Any) -> bytes | None:
+    """The canonical JSON text of ``event``'s message, or ``None`` when it has none."""
     kind = event.type
+    if kind not in _ROLES:
+        return None
     data = event.data
     if not isinstance(data, dict):
         return None
+    message = _project(kind, data)
+    if message is None:
+        return None
+    text = getattr(event, "text", None)
+    if text is not None and text.__class__ is bytes:
+        # Decoded from plain canonical text, the message is canonical as it stands.
+        return _dumps(message)
+    return encode(message)
+
+
+def message_text_of(kind: str, data: Any) -> bytes | None:
+    """The canonical text of the message an admitted event of type ``kind`` with the
+    *canonical* payload ``data`` projects to, or ``None``."""
+    if kind not in _ROLES or not isinstance(data, dict):
+        return None
+    message = _project(kind, data)
+    return None if message is None else _dumps(message)
+
+
+def _project(kind: str, data: dict[str, Any]) -> Message | None:
     if kind == "user/message":
-        return _message("user", data["content"])
+        return {"role": "user", "content": data["content"]}
     if kind == "assistant/message":
         content = data["content"]
-        return _message("assistant", content) if content else None
+        return {"role": "assistant", "content": content} if content else None
     if kind == "tool/result":
-        block = _frozen_dict(
-            (
-                ("type", "tool-result"),
-                ("toolCallId", data["callId"]),
-                ("content", data["content"]),
-                ("isError", data["isError"]),
-            ),
-            _is_plain(data["content"]) and _is_plain_str(data["callId"]),
-        )
-        return _message("user", _frozen_list((block,), block.plain))
+        block = {
+            "type": "tool-result",
+            "toolCallId": data["callId"],
+            "content": data["content"],
+            "isError": data["isError"],
+        }
+        return {"role": "user", "content": [block]}
     if kind == "context/message":
         if data.get("envelope") == "raw":
-            return _message("user", data["content"])
-        return _message("user", _tagged("context", data["source"]["kind"], data["content"]))
-    if kind == "steering/message":
-        return _message("user", _tagged("steering", data["source"]["kind"], data["content"]))
-    return None
+            return {"role": "user", "content": data["content"]}
+        return {"role": "user", "content": _tagged("context", data["source"]["kind"], data["content"])}
+    # steering/message
+    return {"role": "user", "content": _tagged("steering", data["source"]["kind"], data["content"])}
 
 
-def _message(role: str, content: Any) -> Message:
-    return _frozen_dict((("role", role), ("content", content)), _is_plain(content))
+_ROLES = frozenset({"user/message", "assistant/message", "tool/result", "context/message", "steering/message"})
 
 
-def _tagged(tag: str, kind: str, content: Any) -> FrozenList:
-    opening = _text_block(f"<{tag} source={js_string(kind)}>")
-    closing = _text_block(f"</{tag}>")
-    blocks = (opening, *content, closing)
-    return _frozen_list(blocks, _is_plain(content) and opening.plain)
+def _tagged(tag: str, kind: str, content: list[Any]) -> list[Any]:
+    opening = {"type": "text", "text": f"<{tag} source={js_string(kind)}>"}
+    return [opening, *content, {"type": "text", "text": f"</{tag}>"}]
 
 
-def _text_block(text: str) -> FrozenDict:
-    return _frozen_dict((("type", "text"), ("text", text)), _is_plain_str(text))
-
-
-def _is_plain(value: Any) -> bool:
-    return bool(getattr(value, "plain", True))
-
-
-def _is_plain_str(text: str) -> bool:
-    return text.isascii() or not any(0xD800 <= ord(c) <= 0xDFFF for c in text)

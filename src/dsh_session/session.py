@@ -9,9 +9,10 @@ from typing import Any
 from dsh_session import _admission
 from dsh_session._admission import MISSING
 from dsh_session.errors import InvalidEventError, InvariantViolationError
-from dsh_session.event import Event, SessionHeader, SurfaceOp
+from dsh_session.event import SURFACE_TYPES, Event, LoggedEvent, SessionHeader, SurfaceOp
+from dsh_session.json_value import lean_text
 from dsh_session.invariants import _Trace
-from dsh_session.projection import Message, derive_event_message
+from dsh_session.projection import Message, derive_event_message, message_text, message_text_of
 from dsh_session.request_header import EpochHeader, HeaderFold
 from dsh_session.surface import SurfaceManager
 from dsh_session.views import EventLog, MessageList
@@ -19,7 +20,11 @@ from dsh_session.views import EventLog, MessageList
 
 def now_ms() -> int:
     """Milliseconds since the epoch, like JavaScript's ``Date.now()``."""
-    return _time.time_ns() // 1_000_000
+    return _time_ns() // 1_000_000
+
+
+_time_ns = _time.time_ns
+_EXACT = 2**53
 
 
 class Session:
@@ -65,11 +70,13 @@ class Session:
     ) -> None:
         self._id = id
         self._trace = _Trace() if invariants else None
-        self._clock = clock or now_ms
+        #: ``None``: the wall clock in milliseconds (read inline, the common case).
+        self._clock = clock
         self._last_time: object = None
         self._log: list[Event] = []
-        self._surface = SurfaceManager(self._log)
-        self._messages: list[Message] = []
+        self._surface = SurfaceManager(self._log, owned=True)
+        #: The canonical JSON text of each derived message, head to tail.
+        self._messages: list[bytes] = []
         self._derived_generation = -1
         #: The seq of the last surface node whose message is in ``_messages``.
         self._derived_last: int | None = None
@@ -84,7 +91,7 @@ class Session:
         except InvalidEventError as error:
             error.session_id = id
             raise
-        self._header = header if header is not None else SessionHeader(id=id, created_at=self._clock())
+        self._header = header if header is not None else SessionHeader(id=id, created_at=now_ms() if clock is None else clock())
 
     # -- identity ---------------------------------------------------------------
 
@@ -132,20 +139,38 @@ class Session:
         no marker. ``data`` and ``source_event_seqs`` are copied, so changing
         them afterwards changes nothing here.
         """
-        op: object = MISSING if surface_op is None else surface_op
-        if source_event_seqs is None:
-            refs: object = MISSING
-        elif source_event_seqs.__class__ is list:
-            refs = source_event_seqs  # admission reads it once into a tuple of its own
-        else:
-            refs = _as_list(source_event_seqs)
-        time = self._clock()
+        clock = self._clock
+        time = _time_ns() // 1_000_000 if clock is None else clock()
         if time.__class__ is int and time == self._last_time:
             time = self._last_time  # one int object for the events of a millisecond
         else:
             self._last_time = time
+        surface = self._surface
+        if self._trace is None and surface._folded is None:
+            text = lean_text(data)
+            if text is not None:
+                log = self._log
+                if (
+                    surface_op is None
+                    and source_event_seqs is None
+                    and type.__class__ is str
+                    and type not in SURFACE_TYPES
+                    and type
+                    and (clock is None or (time.__class__ is int and -_EXACT <= time <= _EXACT))
+                ):
+                    # The common case, a log-only event: the checks above are every
+                    # rule it must pass but the payload's, and the lean encoder took that.
+                    event = LoggedEvent(type, len(log), time, text)
+                    log.append(event)
+                else:
+                    event = self._admit_encoded(type, time, data, text, surface_op, source_event_seqs)
+                hook = self._append_hook
+                if hook is not None:
+                    hook(self, event)
+                return event
+        op: object = MISSING if surface_op is None else surface_op
         try:
-            event = self._admit(type, time, data, op, refs)
+            event = self._admit(type, time, data, op, _refs(source_event_seqs))
         except InvalidEventError as error:
             error.session_id = self._id
             raise
@@ -154,11 +179,30 @@ class Session:
             hook(self, event)
         return event
 
+    def _admit_encoded(
+        self, kind: object, time: object, data: object, text: bytes, surface_op: object, refs: object
+    ) -> Event:
+        """Admit an event whose payload the lean encoder took (so ``data`` is canonical
+        as it stands), on a surface in step with the log and with no invariants to keep."""
+        log = self._log
+        surface = self._surface
+        op: object = MISSING if surface_op is None else surface_op
+        try:
+            event, span = _admission.admit(surface, len(log), kind, time, data, op, _refs(refs), text=text)
+        except InvalidEventError as error:
+            error.session_id = self._id
+            raise
+        log.append(event)
+        if event.surface_op is not None:
+            surface._fold_event(event, span)
+            # Project now, from the value at hand, rather than decode the text later.
+            surface._messages[event.seq] = message_text_of(event.type, data)
+        return event
+
     def _admit(self, kind: object, time: object, data: object, op: object, refs: object) -> Event:
         surface = self._surface
         log = self._log
-        if surface._folded != len(log):
-            surface.sync()
+        surface.sync()
         event, span = _admission.admit(surface, len(log), kind, time, data, op, refs)
         trace = self._trace
         if trace is not None:
@@ -167,10 +211,7 @@ class Session:
                 code, message = problem
                 raise InvariantViolationError(code, message, seq=event.seq, event_type=event.type)
         log.append(event)
-        if event.surface_op is None:
-            surface._folded += 1  # nothing to fold: a log-only event
-        else:
-            surface._fold(event, span)
+        surface._fold_event(event, span)
         if trace is not None:
             trace.advance(event)
         return event
@@ -179,6 +220,10 @@ class Session:
 
     def derive_messages(self) -> MessageList[Message]:
         """The message history: each surface node's message, head to tail.
+
+        Each message is kept as its canonical JSON text; reading an item of the
+        result decodes a fresh, plain copy (``MessageList.text()`` gives the
+        whole history as JSON text without decoding).
 
         Costs O(nodes new since the last call) while no replace happened; after a
         replace it re-links the cached messages without projecting them again.
@@ -202,11 +247,11 @@ class Session:
         last = self._derived_last
         try:
             while seq is not None:
-                message = cache.get(seq, _UNPROJECTED)
-                if message is _UNPROJECTED:
-                    message = cache[seq] = derive_event_message(log[seq])
-                if message is not None:
-                    keep(message)
+                text = cache.get(seq, _UNPROJECTED)
+                if text is _UNPROJECTED:
+                    text = cache[seq] = message_text(log[seq])
+                if text is not None:
+                    keep(text)
                 last = seq
                 seq = after[seq]
         finally:
@@ -237,6 +282,15 @@ class Session:
 
 #: Marks a surface node whose message has not been projected yet.
 _UNPROJECTED: Any = object()
+
+
+def _refs(refs: Iterable[int] | None) -> object:
+    """``sourceEventSeqs`` as admission takes it (:data:`MISSING` when absent)."""
+    if refs is None:
+        return MISSING
+    if refs.__class__ is list:
+        return refs  # admission reads it once into a tuple of its own
+    return _as_list(refs)
 
 
 def _as_list(refs: Iterable[int]) -> object:

@@ -43,15 +43,19 @@ class SurfaceManager:
         "_log",
         "_messages",
         "_next",
+        "_owned",
         "_prev",
         "_rank",
         "_snapshot",
         "_tail",
     )
 
-    def __init__(self, log: Sequence[Event]) -> None:
+    def __init__(self, log: Sequence[Event], *, owned: bool = False) -> None:
         self._log = log
         self._generation = 0
+        #: True when an owner (the session) folds every event it appends as it appends
+        #: it; then ``_folded`` is ``None`` while the surface is in step with the log.
+        self._owned = owned
         self._reset()
 
     def _reset(self) -> None:
@@ -62,7 +66,8 @@ class SurfaceManager:
         self._messages: dict[int, Any] = {}
         self._head: int | None = None
         self._tail: int | None = None
-        self._folded = 0
+        #: How many log events are folded; ``None``: all of them (an owned surface in step).
+        self._folded: int | None = 0
         self._snapshot: tuple[SurfaceNode, ...] | None = ()
 
     # -- public reads -------------------------------------------------------
@@ -133,14 +138,23 @@ class SurfaceManager:
     def sync(self) -> None:
         """Fold every log event not folded yet. The log holds only admitted
         events, so folding cannot fail."""
+        folded = self._folded
+        if folded is None:
+            return
         log = self._log
-        while self._folded < len(log):
-            self._fold(log[self._folded])
+        while folded < len(log):
+            self._fold_event(log[folded])
+            folded += 1
+        self._folded = None if self._owned else folded
 
     def _fold(self, event: Event, span: list[int] | None = None) -> None:
         """Fold the next event of the log (which has passed admission); ``span``,
         when given, is what admission found a replace shadows."""
+        assert self._folded is not None
         self._folded += 1
+        self._fold_event(event, span)
+
+    def _fold_event(self, event: Event, span: list[int] | None = None) -> None:
         op = event.surface_op
         if op is None or event.type not in SURFACE_TYPES:
             return

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Generic, TypeVar, overload
 
 from dsh_session._frozen import thaw
+from dsh_session.json_value import decode
 
 T = TypeVar("T")
 
@@ -21,12 +22,15 @@ class ListView(Sequence[T], Generic[T]):
 
     __slots__ = ("_items", "_length")
 
-    def __init__(self, items: list[T], length: int | None = None) -> None:
+    def __init__(self, items: list[Any], length: int | None = None) -> None:
         self._items = items
         self._length = len(items) if length is None else length
 
     def __len__(self) -> int:
         return self._length
+
+    def _item(self, stored: Any) -> T:
+        return stored  # type: ignore[no-any-return]
 
     @overload
     def __getitem__(self, index: int) -> T: ...
@@ -34,17 +38,17 @@ class ListView(Sequence[T], Generic[T]):
     def __getitem__(self, index: slice) -> tuple[T, ...]: ...
     def __getitem__(self, index: int | slice) -> T | tuple[T, ...]:
         if isinstance(index, slice):
-            return tuple(self._items[: self._length][index])
+            return tuple(map(self._item, self._items[: self._length][index]))
         if index < 0:
             index += self._length
         if not 0 <= index < self._length:
             raise IndexError("view index out of range")
-        return self._items[index]
+        return self._item(self._items[index])
 
     def __iter__(self) -> Iterator[T]:
-        items = self._items
+        items, item = self._items, self._item
         for index in range(self._length):
-            yield items[index]
+            yield item(items[index])
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, ListView | list | tuple):
@@ -68,6 +72,23 @@ class EventLog(ListView[T]):
 
 
 class MessageList(ListView[T]):
-    """The derived message history as of the moment it was derived."""
+    """The derived message history as of the moment it was derived.
+
+    The messages are held as their canonical JSON text; each read of an item
+    decodes a fresh, plain copy, so nothing a caller does to it reaches the
+    session. :meth:`text` gives the whole history as one JSON array, as the
+    TypeScript harness would write it, without decoding anything.
+    """
 
     __slots__ = ()
+
+    def _item(self, stored: Any) -> T:
+        return decode(stored)  # type: ignore[no-any-return]
+
+    def to_json(self) -> list[Any]:
+        """The messages as fresh, plain JSON values."""
+        return [decode(text) for text in self._items[: self._length]]
+
+    def text(self) -> bytes:
+        """The history as the canonical JSON text of one array (UTF-8)."""
+        return b"[" + b",".join(self._items[: self._length]) + b"]"
