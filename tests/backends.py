@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import msgspec
+
 from dsh_session import (
     Event,
     JsonlBackend,
@@ -90,7 +92,7 @@ class MemoryTamper(Tamper):
 
     def strip_surface_op(self, session_id: str, seq: int) -> None:
         log = self.store.sessions[session_id][1]
-        log[seq] = replace(log[seq], surface_op=None)
+        log[seq] = msgspec.structs.replace(log[seq], surface_op=None)
 
     def stored_count(self, session_id: str) -> int:
         return len(self.store.sessions[session_id][1])

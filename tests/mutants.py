@@ -24,10 +24,11 @@ from dsh_session import (
     Session,
     SurfaceManager,
     _admission,
-    freeze,
 )
 from dsh_session import projection as projection_module
 from dsh_session import session as session_module
+from dsh_session.event import LoggedEvent
+from dsh_session.json_value import decode, encode
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ def _stale_derive_cache(patch: pytest.MonkeyPatch) -> None:
                 seen.add(node.seq)
                 message = self.derive_event_message(self.events[node.seq])
                 if message is not None:
-                    messages.append(message)
+                    messages.append(encode(message))
         return MessageList(list(messages))
 
     patch.setattr(Session, "derive_messages", derive_messages)
@@ -118,11 +119,16 @@ def _skip_coverage_check(patch: pytest.MonkeyPatch) -> None:
 
 
 def _aliased_data(patch: pytest.MonkeyPatch) -> None:
-    def freeze_in_place(value: object) -> Any:
-        freeze(value)  # still checked ...
-        return value  # ... but the caller's object is what gets logged
+    """A logged event hands out one shared decoded object, so a change to it sticks."""
+    shared: dict[bytes, Any] = {}
 
-    patch.setattr(_admission, "freeze", freeze_in_place)
+    def data(self: LoggedEvent) -> Any:
+        text = self.text
+        if text not in shared:
+            shared[text] = decode(text)
+        return shared[text]
+
+    patch.setattr(LoggedEvent, "data", property(data))
 
 
 def _live_event_list(patch: pytest.MonkeyPatch) -> None:
@@ -164,14 +170,14 @@ def _invalidate_keeps_generation(patch: pytest.MonkeyPatch) -> None:
 
 
 def _empty_assistant_projected(patch: pytest.MonkeyPatch) -> None:
-    original = projection_module.derive_event_message
+    original = projection_module.message_text
 
-    def derive_event_message(event: Any) -> Any:
-        if event.type == "assistant/message" and not event.data["content"]:
-            return freeze({"role": "assistant", "content": []})
-        return original(event)
+    def message_text(event: Any, data: Any = None) -> Any:
+        if event.type == "assistant/message" and not (event.data if data is None else data)["content"]:
+            return encode({"role": "assistant", "content": []})
+        return original(event, data)
 
-    patch.setattr(session_module, "derive_event_message", derive_event_message)
+    patch.setattr(session_module, "message_text", message_text)
 
 
 def _bool_is_int(patch: pytest.MonkeyPatch) -> None:
@@ -196,7 +202,7 @@ MUTANTS = (
         "a replace missing shadowed nodes in its provenance is stored",
         _skip_coverage_check,
     ),
-    Mutant("aliased-data", "the log holds the caller's own data object", _aliased_data),
+    Mutant("aliased-data", "a logged event hands out one shared, changeable data object", _aliased_data),
     Mutant("live-event-list", "events returns the live log list", _live_event_list),
     Mutant("live-history-view", "derive_messages returns a view that grows later", _live_history_view),
     Mutant(

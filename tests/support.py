@@ -9,12 +9,14 @@ containers count as the plain ones; nothing else does.
 
 from __future__ import annotations
 
+import copy
 import os
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import HealthCheck, settings
 
-from dsh_session import FrozenDict, FrozenList
+from dsh_session import Event, FrozenDict, FrozenList
 
 
 def json_diff(left: Any, right: Any, path: str = "$") -> str | None:
@@ -66,6 +68,43 @@ def assert_same_json(left: Any, right: Any) -> None:
     """Fail with the first difference unless ``left`` and ``right`` are the same JSON value."""
     found = json_diff(left, right)
     assert found is None, found
+
+
+def event_with(event: Event, **changes: Any) -> Event:
+    """A hand-built copy of ``event`` with some fields changed (``data`` as a plain value)."""
+    fields: dict[str, Any] = {
+        "type": event.type,
+        "seq": event.seq,
+        "time": event.time,
+        "data": event.data,
+        "source_event_seqs": event.source_event_seqs,
+        "surface_op": event.surface_op,
+        "key_order": event.key_order,
+    }
+    fields.update(changes)
+    return Event(**fields)
+
+
+def is_fresh_copy(read: Callable[[], Any]) -> bool:
+    """True when each ``read()`` hands out a value of its own: changing one changes no later one."""
+    first = read()
+    if not isinstance(first, dict | list):
+        return True
+    before = copy.deepcopy(first)
+    for container in _all_containers(first):
+        if isinstance(container, dict):
+            container["\u0000probe"] = 1
+        else:
+            container.append("\u0000probe")
+    return bool(read() == before and read() is not first)
+
+
+def _all_containers(value: Any) -> list[Any]:
+    found = [value]
+    for item in value.values() if isinstance(value, dict) else value:
+        if isinstance(item, dict | list):
+            found.extend(_all_containers(item))
+    return found
 
 
 def deeply_frozen(value: Any) -> bool:

@@ -32,6 +32,7 @@ from dsh_session.persistence._codec import event_line
 from tests.backends import ENVS, Env
 from tests.logs import LogBuilder, header, one_turn_log
 from tests.reference import VALID, copy_case, jsonl_root
+from tests.support import event_with
 from tests.test_reference_artifacts import check_loaded, session_id, tree
 
 KINDS = sorted(ENVS)
@@ -180,9 +181,9 @@ class Distorting(MemoryBackend):
             return StoredSession(stored.header, tuple(events[:-1]))
         index = next(i for i, e in enumerate(events) if e.data.get("value") is True)
         if self.damage == "true became 1":  # equal under Python's ==, not in JSON
-            events[index] = replace(events[index], data={"value": 1})
+            events[index] = event_with(events[index], data={"value": 1})
         else:  # "time"
-            events[index] = replace(events[index], time=events[index].time + 1)
+            events[index] = event_with(events[index], time=events[index].time + 1)
         return StoredSession(stored.header, tuple(events))
 
 
@@ -212,7 +213,7 @@ def test_data_key_order_is_not_a_difference() -> None:
     first, events = sample_sessions()["values"]
     for backend, data in ((src, {"a": 1, "b": True}), (dst, {"b": True, "a": 1.0})):
         backend.create(first)
-        backend.append("values", [*events[:2], replace(events[2], data=data), *events[3:]])
+        backend.append("values", [*events[:2], event_with(events[2], data=data), *events[3:]])
     assert verify_copy(src, dst) == ["values"]
 
 

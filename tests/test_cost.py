@@ -110,17 +110,17 @@ def test_a_replace_of_more_nodes_costs_more() -> None:
 def projections() -> Iterator[list[int]]:
     """The seqs of the events the session projects to messages, in order."""
     seen: list[int] = []
-    original = session_module.derive_event_message  # type: ignore[attr-defined]
+    original = session_module.message_text  # type: ignore[attr-defined]
 
-    def counting(event: Any) -> Any:
+    def counting(event: Any, data: Any = None) -> Any:
         seen.append(event.seq)
-        return original(event)
+        return original(event, data)
 
-    session_module.derive_event_message = counting  # type: ignore[attr-defined]
+    session_module.message_text = counting  # type: ignore[attr-defined]
     try:
         yield seen
     finally:
-        session_module.derive_event_message = original  # type: ignore[attr-defined]
+        session_module.message_text = original  # type: ignore[attr-defined]
 
 
 def test_each_event_is_projected_once_and_a_replace_projects_only_its_new_node() -> None:

@@ -83,8 +83,8 @@ def test_the_default_boundary_is_the_last_event_and_the_child_is_isolated() -> N
     assert [e.type for e in child.events][-1] == "todo/write"
     assert [e.type for e in source.events][-1] == "turn/start"
     assert len(child.events) == len(source.events) == 7
-    with pytest.raises(TypeError):
-        child.events[1].data["content"][0]["text"] = "hacked"
+    child.events[1].data["content"][0]["text"] = "hacked"  # a fresh copy: neither log changes
+    assert child.events[1].data == source.events[1].data
     assert child.derive_messages() == source.derive_messages()[:2]
 
 

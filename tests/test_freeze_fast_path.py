@@ -1,10 +1,10 @@
-"""``freeze``'s lean pass gives exactly what the careful pass gives.
+"""``encode``'s lean pass gives exactly what the careful pass gives.
 
-``dsh_session.json_value.freeze`` first tries a lean single pass and hands
-anything unusual to the careful pass (``_freeze``), which alone decides errors.
-These tests compare the two on values built to hit every branch of the lean
-pass: the same frozen value (types, key order, ``plain`` flags at every level)
-or the same error message.
+``dsh_session.json_value.encode`` first tries a lean pass (a bounded type check
+and msgspec's encoder) and hands anything unusual to the careful pass
+(``_careful_text``), which alone decides errors. These tests compare the two on
+values built to hit every branch of the lean pass: the same canonical text (of
+the same type: plain ``bytes`` or ``Text``) or the same error message.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsh_session import FrozenDict, FrozenList, NotJsonError, freeze
-from dsh_session.json_value import _freeze
+from dsh_session.json_value import _careful_text, encode
 
 
 class Text(str):
@@ -78,28 +78,12 @@ def _containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 VALUES = st.recursive(LEAVES, _containers, max_leaves=20)
 
 
-def shape(value: Any) -> Any:
-    """Everything observable about a frozen value: types, order, flags."""
-    if isinstance(value, dict):
-        return (
-            type(value).__name__,
-            getattr(value, "plain", None),
-            [(k, shape(v)) for k, v in value.items()],
-        )
-    if isinstance(value, list):
-        return (type(value).__name__, getattr(value, "plain", None), [shape(v) for v in value])
-    return (type(value).__name__, repr(value))
-
-
 def outcome(run: Any, value: Any) -> Any:
     try:
-        return ("ok", shape(run(value)))
+        text = run(value)
     except NotJsonError as error:
-        return ("error", error.reason)
-
-
-def careful(value: Any) -> Any:
-    return _freeze(value, [], set())[0]
+        return ("error", type(error).__name__, error.reason)
+    return ("ok", type(text).__name__, bytes(text))
 
 
 ALREADY_FROZEN = freeze({"x": [1, "y"]})
@@ -152,28 +136,28 @@ CASES: list[Any] = [
 
 @pytest.mark.parametrize("value", CASES, ids=[f"case{i}" for i in range(len(CASES))])
 def test_lean_and_careful_passes_agree_on_each_branch(value: Any) -> None:
-    assert outcome(freeze, value) == outcome(careful, value)
+    assert outcome(encode, value) == outcome(_careful_text, value)
 
 
 @settings(max_examples=200, deadline=None)
 @given(VALUES)
 def test_lean_and_careful_passes_agree(value: Any) -> None:
-    assert outcome(freeze, value) == outcome(careful, value)
+    assert outcome(encode, value) == outcome(_careful_text, value)
 
 
 @settings(max_examples=50, deadline=None)
 @given(st.dictionaries(st.sampled_from(["a", "b", "c"]), VALUES, max_size=3))
 def test_agreement_inside_a_payload(data: dict[str, Any]) -> None:
     payload = {"content": [{"type": "text", "text": "x"}, data], "turn": 1}
-    assert outcome(freeze, payload) == outcome(careful, payload)
+    assert outcome(encode, payload) == outcome(_careful_text, payload)
 
 
 def test_cycles_are_refused_by_both() -> None:
     loop: list[Any] = [1]
     loop.append({"again": loop})
-    assert outcome(freeze, loop) == outcome(careful, loop)
-    assert outcome(freeze, loop)[0] == "error"
-    assert "contains itself" in outcome(freeze, loop)[1]
+    assert outcome(encode, loop) == outcome(_careful_text, loop)
+    assert outcome(encode, loop)[0] == "error"
+    assert "contains itself" in outcome(encode, loop)[2]
 
 
 def test_shared_values_are_fine() -> None:
@@ -183,7 +167,7 @@ def test_shared_values_are_fine() -> None:
     assert type(frozen["a"]) is FrozenDict and type(frozen["b"]) is FrozenList
 
 
-def test_lean_pass_results_are_frozen_and_flagged() -> None:
+def test_freeze_builds_frozen_flagged_copies() -> None:
     frozen = freeze({"text": "plain", "inner": {"x": [1, "é", None, True]}})
     assert type(frozen) is FrozenDict and frozen.plain
     assert type(frozen["inner"]["x"]) is FrozenList and frozen["inner"]["x"].plain
@@ -191,3 +175,21 @@ def test_lean_pass_results_are_frozen_and_flagged() -> None:
     assert not with_float.plain and not with_float["x"].plain
     with_surrogate = freeze(["\ud800"])
     assert not with_surrogate.plain
+
+
+def test_the_lean_pass_takes_the_common_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plain payloads never reach the careful pass (which is what makes appends cheap)."""
+    from dsh_session import json_value
+
+    calls: list[object] = []
+    original = json_value._careful_text
+
+    def counted(value: object) -> bytes:
+        calls.append(value)
+        return original(value)
+
+    monkeypatch.setattr(json_value, "_careful_text", counted)
+    encode({"turn": 1, "content": [{"type": "text", "text": "é"}], "ok": True, "none": None})
+    assert calls == []
+    encode({"x": 1.5})
+    assert calls == [{"x": 1.5}]

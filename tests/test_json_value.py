@@ -209,11 +209,11 @@ def test_freeze_copies_the_callers_value() -> None:
     assert_same_json(out, {"a": [1]})
 
 
-def test_frozen_values_are_taken_as_they_are() -> None:
+def test_frozen_values_are_taken_as_json() -> None:
     out = freeze({"a": [1.0]})
     assert freeze(out) is out
     wrapper = freeze({"x": out})
-    assert wrapper["x"] is out
+    assert wrapper["x"] == out and type(wrapper["x"]) is type(out)
 
 
 def test_the_plain_flag_says_whether_js_formatting_is_needed() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import APPEND, SURFACE_TYPES, Event, LoggedEvent, Replace, SurfaceOp
-from dsh_session.json_value import NotJsonError, TooDeepError, canonical_number, decode, encode
+from dsh_session.json_value import NotJsonError, canonical_number, decode, encode
 from dsh_session.surface import SurfaceManager
 
 _EVENT_KEYS = frozenset({"type", "seq", "time", "data", "sourceEventSeqs", "surfaceOp"})
@@ -44,7 +44,7 @@ def _reject(code: Code, seq: int, kind: object, message: str) -> InvalidEventErr
 
 
 def _not_json(seq: int, kind: object, error: NotJsonError) -> InvalidEventError:
-    code = Code.DATA_TOO_DEEP if isinstance(error, TooDeepError) else Code.NON_JSON_DATA
+    code = Code.NON_JSON_DATA  # TooDeepError: DATA_TOO_DEEP once the registry has it
     return _reject(code, seq, kind, f"{kind} at seq {seq} carries data that is not JSON: {error.reason}")
 
 
@@ -75,7 +75,7 @@ def admit(
             kind,
             f"event at seq {seq}: type must be a non-empty string, got {kind!r}",
         )
-    stamp = time if time.__class__ is int and -_EXACT <= time <= _EXACT else _exact_int(time)  # type: ignore[operator]
+    stamp = time if time.__class__ is int and -_EXACT <= time <= _EXACT else _exact_int(time)
     if stamp is None:
         raise _reject(
             Code.MALFORMED_EVENT,
@@ -86,7 +86,7 @@ def admit(
     if text is not None:
         pass
     elif data.__class__ is Encoded:
-        text = data.text  # type: ignore[attr-defined]
+        text = data.text
         data = _Lazy
     else:
         try:
@@ -206,20 +206,18 @@ def _exact_int(value: object) -> int | None:
 
 def _provenance(seq: int, kind: str, raw: object, known: Container[int] | None) -> tuple[int, ...]:
     if raw.__class__ is list or raw.__class__ is tuple:
-        refs = tuple(raw)  # type: ignore[call-overload]
+        refs = tuple(raw)
         # The common case: distinct plain ints naming earlier events.
-        if known is None and refs and _all_ints(refs) and min(refs) >= 0 and max(refs) < seq:
-            if len(set(refs)) == len(refs):
-                return refs
-        return _careful_provenance(seq, kind, raw, known)
+        if (
+            known is None
+            and refs
+            and all(ref.__class__ is int for ref in refs)
+            and min(refs) >= 0
+            and max(refs) < seq
+            and len(set(refs)) == len(refs)
+        ):
+            return refs
     return _careful_provenance(seq, kind, raw, known)
-
-
-def _all_ints(refs: tuple[Any, ...]) -> bool:
-    for ref in refs:
-        if ref.__class__ is not int:
-            return False
-    return True
 
 
 def _careful_provenance(seq: int, kind: str, raw: object, known: Container[int] | None) -> tuple[int, ...]:

@@ -123,7 +123,7 @@ _PLAIN_KEYS: set[str] = set()
 _PLAIN_KEYS_LIMIT = 4096
 
 
-def _lean(value: Any, type: Any = type, str: Any = str, int: Any = int, bool: Any = bool) -> None:  # noqa: A002
+def _lean(value: Any, type: Any = type, str: Any = str, int: Any = int, bool: Any = bool) -> None:
     """Pass when the encoder writes ``value``'s canonical text as it is, else raise ``_Unusual``.
 
     Exact JSON types, keys that keep their order in JavaScript, safe integers,
@@ -167,10 +167,10 @@ def _lean(value: Any, type: Any = type, str: Any = str, int: Any = int, bool: An
 
 
 def _plain_key(key: object) -> None:
-    if key.__class__ is not str or not key.isascii() or key[:1].isdigit():  # type: ignore[attr-defined]
+    if not isinstance(key, str) or key.__class__ is not str or not key.isascii() or key[:1].isdigit():
         raise _Unusual  # not a string, or JavaScript key order needed
-    if len(key) <= 64 and len(_PLAIN_KEYS) < _PLAIN_KEYS_LIMIT:  # type: ignore[arg-type]
-        _PLAIN_KEYS.add(key)  # type: ignore[arg-type]
+    if len(key) <= 64 and len(_PLAIN_KEYS) < _PLAIN_KEYS_LIMIT:
+        _PLAIN_KEYS.add(key)
 
 
 def _careful_text(value: object) -> bytes:
@@ -207,7 +207,7 @@ class _Special:
         if all(_plain_str(key) for key, _ in pairs):
             return dict(pairs)
         self.seen = True  # no encoder takes a lone surrogate in a key: write the object here
-        body = b",".join(_js_string(key).encode() + b":" + _on_fixed_stack(_dumps, item) for key, item in pairs)
+        body = b",".join(_js_string(key).encode() + b":" + _on_fixed_stack(_dumps, v) for key, v in pairs)
         return msgspec.Raw(b"{" + body + b"}")
 
 
@@ -328,7 +328,7 @@ _CONTAINER: Any = object()
 
 
 def _scalar(value: Any, path: str, leaf: Any) -> Any:
-    """The canonical scalar (through ``leaf``), or ``_CONTAINER`` for a list or dict."""
+    """The canonical scalar (through ``leaf``), or ``_CONTAINER`` for a list or dict to walk."""
     kind = type(value)
     if kind is str:
         return leaf(canonical_string(value)[0])
@@ -340,7 +340,7 @@ def _scalar(value: Any, path: str, leaf: Any) -> Any:
         except NotJsonError as error:
             raise NotJsonError(f"{path}: {error.reason}") from None
     if kind in _DICTS or kind in _LISTS:
-        return _CONTAINER
+        return _CONTAINER  # our own frozen containers are walked too: their depth counts
     raise NotJsonError(f"{path}: {kind.__name__} is not a JSON type")
 
 

@@ -26,34 +26,29 @@ def derive_event_message(event: Any) -> Message | None:
     whose data has passed admission (as every logged event has).
     """
     text = message_text(event)
-    return None if text is None else decode(text)  # type: ignore[no-any-return]
+    return None if text is None else decode(text)
 
 
-def message_text(event: Any) -> bytes | None:
-    """The canonical JSON text of ``event``'s message, or ``None`` when it has none."""
+def message_text(event: Any, data: Any = None) -> bytes | None:
+    """The canonical JSON text of ``event``'s message, or ``None`` when it has none.
+
+    ``data``, when given, is the event's payload in canonical form (the value
+    its text was encoded from), which spares decoding the text.
+    """
     kind = event.type
     if kind not in _ROLES:
         return None
-    data = event.data
-    if not isinstance(data, dict):
+    value = event.data if data is None else data
+    if not isinstance(value, dict):
         return None
-    message = _project(kind, data)
+    message = _project(kind, value)
     if message is None:
         return None
     text = getattr(event, "text", None)
-    if text is not None and text.__class__ is bytes:
-        # Decoded from plain canonical text, the message is canonical as it stands.
+    if data is not None or (text is not None and text.__class__ is bytes):
+        # Made of a canonical value that plain text holds, the message is canonical as it stands.
         return _dumps(message)
     return encode(message)
-
-
-def message_text_of(kind: str, data: Any) -> bytes | None:
-    """The canonical text of the message an admitted event of type ``kind`` with the
-    *canonical* payload ``data`` projects to, or ``None``."""
-    if kind not in _ROLES or not isinstance(data, dict):
-        return None
-    message = _project(kind, data)
-    return None if message is None else _dumps(message)
 
 
 def _project(kind: str, data: dict[str, Any]) -> Message | None:
@@ -78,7 +73,9 @@ def _project(kind: str, data: dict[str, Any]) -> Message | None:
     return {"role": "user", "content": _tagged("steering", data["source"]["kind"], data["content"])}
 
 
-_ROLES = frozenset({"user/message", "assistant/message", "tool/result", "context/message", "steering/message"})
+_ROLES = frozenset(
+    {"user/message", "assistant/message", "tool/result", "context/message", "steering/message"}
+)
 
 
 def _tagged(tag: str, kind: str, content: list[Any]) -> list[Any]:

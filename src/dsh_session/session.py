@@ -10,9 +10,9 @@ from dsh_session import _admission
 from dsh_session._admission import MISSING
 from dsh_session.errors import InvalidEventError, InvariantViolationError
 from dsh_session.event import SURFACE_TYPES, Event, LoggedEvent, SessionHeader, SurfaceOp
-from dsh_session.json_value import lean_text
 from dsh_session.invariants import _Trace
-from dsh_session.projection import Message, derive_event_message, message_text, message_text_of
+from dsh_session.json_value import lean_text
+from dsh_session.projection import Message, derive_event_message, message_text
 from dsh_session.request_header import EpochHeader, HeaderFold
 from dsh_session.surface import SurfaceManager
 from dsh_session.views import EventLog, MessageList
@@ -91,7 +91,9 @@ class Session:
         except InvalidEventError as error:
             error.session_id = id
             raise
-        self._header = header if header is not None else SessionHeader(id=id, created_at=now_ms() if clock is None else clock())
+        if header is None:
+            header = SessionHeader(id=id, created_at=now_ms() if clock is None else clock())
+        self._header = header
 
     # -- identity ---------------------------------------------------------------
 
@@ -181,14 +183,14 @@ class Session:
 
     def _admit_encoded(
         self, kind: object, time: object, data: object, text: bytes, surface_op: object, refs: object
-    ) -> Event:
+    ) -> LoggedEvent:
         """Admit an event whose payload the lean encoder took (so ``data`` is canonical
         as it stands), on a surface in step with the log and with no invariants to keep."""
         log = self._log
         surface = self._surface
         op: object = MISSING if surface_op is None else surface_op
         try:
-            event, span = _admission.admit(surface, len(log), kind, time, data, op, _refs(refs), text=text)
+            event, span = _admission.admit(surface, len(log), kind, time, data, op, _refs(refs), text=text)  # type: ignore[arg-type]
         except InvalidEventError as error:
             error.session_id = self._id
             raise
@@ -196,10 +198,10 @@ class Session:
         if event.surface_op is not None:
             surface._fold_event(event, span)
             # Project now, from the value at hand, rather than decode the text later.
-            surface._messages[event.seq] = message_text_of(event.type, data)
+            surface._messages[event.seq] = message_text(event, data)
         return event
 
-    def _admit(self, kind: object, time: object, data: object, op: object, refs: object) -> Event:
+    def _admit(self, kind: object, time: object, data: object, op: object, refs: object) -> LoggedEvent:
         surface = self._surface
         log = self._log
         surface.sync()

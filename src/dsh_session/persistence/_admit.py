@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from dsh_session import _admission
 from dsh_session.event import EVENT_KEY_ORDER, Event
 from dsh_session.surface import SurfaceManager
@@ -45,9 +47,7 @@ class LogAdmitter:
         self._next = seq + 1
         order = record.key_order if isinstance(record, Event) else _key_order(record)
         if order is not None:
-            event = Event(
-                event.type, seq, event.time, event.data, event.source_event_seqs, event.surface_op, order
-            )
+            event = msgspec.structs.replace(event, key_order=order)
         return event
 
 
