@@ -8,7 +8,7 @@ from typing import Any, Final, Literal, NamedTuple
 import msgspec
 
 from dsh_session._frozen import thaw
-from dsh_session.json_value import decode
+from dsh_session.json_value import decode, encode
 
 #: The on-disk session format version; every other version is refused.
 SESSION_FORMAT_VERSION: Final = 0
@@ -118,6 +118,17 @@ class LoggedEvent(Event, frozen=True, eq=False, gc=False):
     def text(self) -> bytes:
         """The payload's canonical JSON text, as a backend writes it."""
         return _raw(self)  # type: ignore[no-any-return]
+
+
+def payload_text(event: Event) -> bytes:
+    """The canonical JSON text of ``event``'s payload (what a backend writes for ``data``).
+
+    A logged event holds it; an event built by hand has its ``data`` checked and
+    encoded (:class:`~dsh_session.NotJsonError` if it is not JSON).
+    """
+    if type(event) is LoggedEvent:
+        return _raw(event)  # type: ignore[no-any-return]
+    return encode(event.data)
 
 
 #: The ``data`` slot itself, under the property that decodes it.

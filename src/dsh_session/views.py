@@ -89,6 +89,10 @@ class MessageList(ListView[T]):
         """The messages as fresh, plain JSON values."""
         return [decode(text) for text in self._items[: self._length]]
 
+    def texts(self) -> tuple[bytes, ...]:
+        """Each message's canonical JSON text (UTF-8), head to tail."""
+        return tuple(self._items[: self._length])
+
     def text(self) -> bytes:
         """The history as the canonical JSON text of one array (UTF-8)."""
         return b"[" + b",".join(self._items[: self._length]) + b"]"

@@ -16,8 +16,8 @@ import json
 from typing import Any, Final
 
 from dsh_session.errors import Code
-from dsh_session.event import SESSION_FORMAT_VERSION, Event, Replace, SessionHeader
-from dsh_session.js_json import dumps, js_string
+from dsh_session.event import SESSION_FORMAT_VERSION, Event, Replace, SessionHeader, payload_text
+from dsh_session.js_json import js_string
 from dsh_session.persistence.errors import CorruptStoreError, IncompatibleStoreError, InvalidHeaderError
 
 #: A stored record that does not parse.
@@ -65,7 +65,7 @@ def event_line(event: Event) -> str:
         "type": '"type":' + js_string(event.type),
         "seq": f'"seq":{event.seq}',
         "time": f'"time":{event.time}',
-        "data": '"data":' + dumps(event.data),
+        "data": '"data":' + payload_text(event).decode(),
     }
     refs = event.source_event_seqs
     if refs is not None:

@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dsh_session.errors import Code
-from dsh_session.event import Event, SessionHeader
-from dsh_session.js_json import dumps
+from dsh_session.event import Event, SessionHeader, payload_text
 from dsh_session.persistence._codec import HOLE, check_version, parse, provenance_text, surface_op_text
 from dsh_session.persistence.errors import CorruptStoreError
 
@@ -31,7 +30,7 @@ def event_row(event: Event) -> Row:
         event.seq,
         event.type,
         event.time,
-        dumps(event.data),
+        payload_text(event).decode(),
         None if refs is None else provenance_text(refs),
         None if op is None else surface_op_text(op),
     )

@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from dsh_session.errors import Code
-from dsh_session.js_json import dumps
 from dsh_session.persistence._adoption import same_event
 from dsh_session.persistence.errors import CopyMismatchError, SessionExistsError
 from dsh_session.persistence.protocol import SessionBackend, StoredSession
@@ -137,9 +136,9 @@ def check_copy(
         raise mismatch(f"the derived messages differ from message {first} on")
 
 
-def _messages(stored: StoredSession) -> Sequence[str]:
+def _messages(stored: StoredSession) -> Sequence[bytes]:
     session = Session(stored.header.id, seed=stored.events, header=stored.header)
-    return [dumps(message) for message in session.derive_messages()]
+    return session.derive_messages().texts()
 
 
 def describe(backend: SessionBackend) -> str:
