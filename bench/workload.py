@@ -22,7 +22,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import Any, Literal, Protocol
 
 import dsh_spec
 from dsh_session import Session
@@ -271,43 +271,65 @@ class Report:
         )
 
 
-class Step(NamedTuple):
-    """One append of a W1 turn. ``refs`` are positions, within the turn, of the
-    events whose seqs form ``sourceEventSeqs`` (empty: no provenance)."""
-
-    kind: str
-    data: dict[str, Any]
-    op: str | None = None
-    refs: tuple[int, ...] = ()
-
+#: One append of a W1 turn: ``(type, data, surfaceOp, refs)``, where ``refs`` are
+#: positions, within the turn, of the events whose seqs form ``sourceEventSeqs``
+#: (empty: no provenance). Plain tuples: building the input is the caller's work,
+#: and it is timed in ``cpu``, so it is kept as lean as the reference's driver's.
+Step = tuple[str, dict[str, Any], str | None, tuple[int, ...]]
 
 #: W1 derives the history right after this step of each turn (the assistant message).
 DERIVE_AFTER = 8
 #: In compact mode the compaction (event 13) comes right before this step (turn/end).
 COMPACT_BEFORE = 12
 
+_CHUNK_REFS = (3, 4, 5, 6, 7)
+_RESULT_REFS = (9,)
+
 
 def turn_steps(t: int) -> tuple[Step, ...]:
     """The appends of turn ``t``: W1's events 1-12 and 14, in order. Event 13, the
     compaction, depends on the surface, so :func:`run_w1` builds it."""
     call = f"call-{t}"
-    chunks = tuple(
-        Step(
-            "assistant/chunk",
-            {"turn": t, "step": 1, "chunk": {"type": "text-delta", "index": 0, "text": f"chunk {k} "}},
-        )
-        for k in range(5)
-    )
     return (
-        Step("turn/start", {"turn": t, "trigger": {"kind": "message", "source": {"kind": "user"}}}),
-        Step(
+        ("turn/start", {"turn": t, "trigger": {"kind": "message", "source": {"kind": "user"}}}, None, ()),
+        (
             "user/message",
             {"content": [{"type": "text", "text": f"user message {t}"}], "source": {"kind": "user"}},
             "append",
+            (),
         ),
-        Step("step/start", {"turn": t, "step": 1}),
-        *chunks,
-        Step(
+        ("step/start", {"turn": t, "step": 1}, None, ()),
+        (
+            "assistant/chunk",
+            {"turn": t, "step": 1, "chunk": {"type": "text-delta", "index": 0, "text": "chunk 0 "}},
+            None,
+            (),
+        ),
+        (
+            "assistant/chunk",
+            {"turn": t, "step": 1, "chunk": {"type": "text-delta", "index": 0, "text": "chunk 1 "}},
+            None,
+            (),
+        ),
+        (
+            "assistant/chunk",
+            {"turn": t, "step": 1, "chunk": {"type": "text-delta", "index": 0, "text": "chunk 2 "}},
+            None,
+            (),
+        ),
+        (
+            "assistant/chunk",
+            {"turn": t, "step": 1, "chunk": {"type": "text-delta", "index": 0, "text": "chunk 3 "}},
+            None,
+            (),
+        ),
+        (
+            "assistant/chunk",
+            {"turn": t, "step": 1, "chunk": {"type": "text-delta", "index": 0, "text": "chunk 4 "}},
+            None,
+            (),
+        ),
+        (
             "assistant/message",
             {
                 "turn": t,
@@ -318,10 +340,15 @@ def turn_steps(t: int) -> tuple[Step, ...]:
                 ],
             },
             "append",
-            (3, 4, 5, 6, 7),
+            _CHUNK_REFS,
         ),
-        Step("tool/call", {"turn": t, "step": 1, "callId": call, "name": "echo", "arguments": '{"x":1}'}),
-        Step(
+        (
+            "tool/call",
+            {"turn": t, "step": 1, "callId": call, "name": "echo", "arguments": '{"x":1}'},
+            None,
+            (),
+        ),
+        (
             "tool/result",
             {
                 "turn": t,
@@ -331,10 +358,10 @@ def turn_steps(t: int) -> tuple[Step, ...]:
                 "isError": False,
             },
             "append",
-            (9,),
+            _RESULT_REFS,
         ),
-        Step("step/end", {"turn": t, "step": 1}),
-        Step("turn/end", {"turn": t, "reason": {"kind": "completed"}}),
+        ("step/end", {"turn": t, "step": 1}, None, ()),
+        ("turn/end", {"turn": t, "reason": {"kind": "completed"}}, None, ()),
     )
 
 

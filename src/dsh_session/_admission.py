@@ -205,18 +205,15 @@ def _exact_int(value: object) -> int | None:
 
 
 def _provenance(seq: int, kind: str, raw: object, known: Container[int] | None) -> tuple[int, ...]:
-    if raw.__class__ is list or raw.__class__ is tuple:
-        refs = tuple(raw)
+    if (raw.__class__ is list or raw.__class__ is tuple) and known is None and raw:
         # The common case: distinct plain ints naming earlier events.
-        if (
-            known is None
-            and refs
-            and all(ref.__class__ is int for ref in refs)
-            and min(refs) >= 0
-            and max(refs) < seq
-            and len(set(refs)) == len(refs)
-        ):
-            return refs
+        for ref in raw:
+            if ref.__class__ is not int or not 0 <= ref < seq:
+                break
+        else:
+            refs = tuple(raw)
+            if len(refs) == 1 or len(set(refs)) == len(refs):
+                return refs
     return _careful_provenance(seq, kind, raw, known)
 
 

@@ -123,26 +123,34 @@ _PLAIN_KEYS: set[str] = set()
 _PLAIN_KEYS_LIMIT = 4096
 
 
-def _lean(value: Any, type: Any = type, str: Any = str, int: Any = int, bool: Any = bool) -> None:
+def _lean(
+    value: Any,
+    type: Any = type,
+    str: Any = str,
+    int: Any = int,
+    bool: Any = bool,
+    low: int = -_EXACT,
+    high: int = _EXACT,
+    plain_keys: set[str] = _PLAIN_KEYS,
+) -> None:
     """Pass when the encoder writes ``value``'s canonical text as it is, else raise ``_Unusual``.
 
     Exact JSON types, keys that keep their order in JavaScript, safe integers,
     no float; strings are left to the encoder, which refuses lone surrogates
     (and so sends them to the careful pass). A value too deep for the caller's
     stack raises ``RecursionError``, which sends it to the careful pass too.
-    (The builtins are bound as defaults: local lookups, on the path every
-    append takes.)
+    (Names are bound as defaults: local lookups, on the path every append takes.)
     """
     kind = type(value)
     if kind is dict:
         for key, item in value.items():
-            if type(key) is not str or key not in _PLAIN_KEYS:
+            if type(key) is not str or key not in plain_keys:
                 _plain_key(key)
             kind = type(item)
             if kind is str:
                 continue
             if kind is int:
-                if -_EXACT <= item <= _EXACT:
+                if low <= item <= high:
                     continue
                 raise _Unusual
             if kind is dict or kind is list:
@@ -155,14 +163,14 @@ def _lean(value: Any, type: Any = type, str: Any = str, int: Any = int, bool: An
             if kind is str:
                 continue
             if kind is int:
-                if -_EXACT <= item <= _EXACT:
+                if low <= item <= high:
                     continue
                 raise _Unusual
             if kind is dict or kind is list:
                 _lean(item)
             elif not (item is None or kind is bool):
                 raise _Unusual
-    elif not (kind is str or kind is bool or value is None or (kind is int and -_EXACT <= value <= _EXACT)):
+    elif not (kind is str or kind is bool or value is None or (kind is int and low <= value <= high)):
         raise _Unusual
 
 

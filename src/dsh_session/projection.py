@@ -36,18 +36,21 @@ def message_text(event: Any, data: Any = None) -> bytes | None:
     its text was encoded from), which spares decoding the text.
     """
     kind = event.type
+    if data is not None:
+        # Made of a canonical value, the message is canonical as it stands.
+        message = _project(kind, data) if kind in _ROLES and data.__class__ is dict else None
+        return None if message is None else _dumps(message)
     if kind not in _ROLES:
         return None
-    value = event.data if data is None else data
+    value = event.data
     if not isinstance(value, dict):
         return None
     message = _project(kind, value)
     if message is None:
         return None
     text = getattr(event, "text", None)
-    if data is not None or (text is not None and text.__class__ is bytes):
-        # Made of a canonical value that plain text holds, the message is canonical as it stands.
-        return _dumps(message)
+    if text is not None and text.__class__ is bytes:
+        return _dumps(message)  # decoded from plain canonical text: canonical as it stands
     return encode(message)
 
 

@@ -11,7 +11,7 @@ from dsh_session._admission import MISSING
 from dsh_session.errors import InvalidEventError, InvariantViolationError
 from dsh_session.event import SURFACE_TYPES, Event, LoggedEvent, SessionHeader, SurfaceOp
 from dsh_session.invariants import _Trace
-from dsh_session.json_value import lean_text
+from dsh_session.json_value import _dumps, _lean, _Unusual
 from dsh_session.projection import Message, derive_event_message, message_text
 from dsh_session.request_header import EpochHeader, HeaderFold
 from dsh_session.surface import SurfaceManager
@@ -143,15 +143,17 @@ class Session:
         """
         clock = self._clock
         time = _time_ns() // 1_000_000 if clock is None else clock()
-        if time.__class__ is int and time == self._last_time:
+        if time == self._last_time and time.__class__ is int:
             time = self._last_time  # one int object for the events of a millisecond
         else:
             self._last_time = time
-        surface = self._surface
-        if self._trace is None and surface._folded is None:
-            text = lean_text(data)
-            if text is not None:
-                log = self._log
+        if self._trace is None and self._surface._folded is None:
+            try:
+                _lean(data)
+                text = _dumps(data)
+            except (_Unusual, UnicodeEncodeError, RecursionError):
+                pass  # the careful pass decides, below
+            else:
                 if (
                     surface_op is None
                     and source_event_seqs is None
@@ -161,8 +163,9 @@ class Session:
                     and (clock is None or (time.__class__ is int and -_EXACT <= time <= _EXACT))
                 ):
                     # The common case, a log-only event: the checks above are every
-                    # rule it must pass but the payload's, and the lean encoder took that.
-                    event = LoggedEvent(type, len(log), time, text)
+                    # rule it must pass but the payload's, and the lean pass took that.
+                    log = self._log
+                    event: LoggedEvent = LoggedEvent(type, len(log), time, text)
                     log.append(event)
                 else:
                     event = self._admit_encoded(type, time, data, text, surface_op, source_event_seqs)
