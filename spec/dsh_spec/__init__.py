@@ -26,7 +26,17 @@ from dsh_spec.invariants import (
     trace_of,
     validate_append_with_invariants,
 )
-from dsh_spec.json_value import Json, NotJson, canonical_json, is_json_value, js_string
+from dsh_spec.json_value import (
+    MAX_DEPTH,
+    Json,
+    NotJson,
+    TooDeep,
+    canonical_json,
+    is_json_value,
+    js_string,
+    text_depth,
+    too_deep_at,
+)
 from dsh_spec.projection import Message, derive_event_message, derive_messages
 from dsh_spec.rejection import Rejection
 from dsh_spec.repair import (
@@ -36,7 +46,7 @@ from dsh_spec.repair import (
     interrupted_turn_closers,
     repair,
 )
-from dsh_spec.storage import HOLE, cwd_bucket, encode_segment, preserved_prefix
+from dsh_spec.storage import HOLE, RECORD_DEPTH, TOO_DEEP, cwd_bucket, encode_segment, preserved_prefix
 from dsh_spec.surface import Surface, SurfaceNode, fold_surface, shadowed, surface_nodes
 from dsh_spec.tool_pairing import region_balanced, tool_pairing_balanced
 from dsh_spec.validation import (
@@ -93,8 +103,11 @@ __all__ = [
     "EVENT_KEYS",
     "HOLE",
     "INTERRUPTED_RESULT_TEXT",
+    "MAX_DEPTH",
+    "RECORD_DEPTH",
     "SESSION_FORMAT_VERSION",
     "SURFACE_TYPES",
+    "TOO_DEEP",
     "Code",
     "Draft",
     "Event",
@@ -106,6 +119,7 @@ __all__ = [
     "Surface",
     "SurfaceNode",
     "SurfaceOp",
+    "TooDeep",
     "Trace",
     "admit",
     "canonical_json",
@@ -132,6 +146,8 @@ __all__ = [
     "shadowed",
     "surface_nodes",
     "surface_op_json",
+    "text_depth",
+    "too_deep_at",
     "tool_pairing_balanced",
     "trace_of",
     "validate_append",

@@ -19,6 +19,7 @@ class Code(StrEnum):
     SEQ_NOT_CONTIGUOUS = "SEQ_NOT_CONTIGUOUS"
     # -- payload ----------------------------------------------------------
     NON_JSON_DATA = "NON_JSON_DATA"
+    DATA_TOO_DEEP = "DATA_TOO_DEEP"
     INVALID_PAYLOAD = "INVALID_PAYLOAD"
     # -- surface metadata -------------------------------------------------
     PROVENANCE_ON_LOG_ONLY_TYPE = "PROVENANCE_ON_LOG_ONLY_TYPE"

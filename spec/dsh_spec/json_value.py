@@ -6,6 +6,17 @@ subclasses, no tuples, no cycles (a value shared by two parents is fine).
 Every number must survive a trip through an IEEE double, because that is what
 the TypeScript harness reads it as.
 
+**Nesting.** A JSON value nests at most :data:`MAX_DEPTH` (200) containers deep:
+``[]`` and ``{}`` are depth 1, ``[[]]`` is 2, a scalar is 0. The value is
+walked depth first, items in order (an object's key before its value), and the
+first problem met is the one reported: a key that is not a string, a leaf that
+is not JSON, a container that contains itself (a cycle), and -- for a
+container met at depth 201 that is not a cycle -- :class:`TooDeep` (the
+registry's ``DATA_TOO_DEEP``). A value shared by two parents is fine. The
+TypeScript original accepts deeper values (its parser is bounded by the
+engine's stack); we refuse them so that what is accepted always loads again,
+from any caller and in every backend (``docs/deviations.md`` D7).
+
 The canonical form is what a JavaScript engine would hold after parsing the
 value's JSON text, spelled in Python:
 
@@ -27,6 +38,9 @@ from typing import TypeAlias
 
 Json: TypeAlias = "None | bool | int | float | str | list[Json] | dict[str, Json]"
 
+#: The deepest a JSON value may nest, in containers (``[]`` is 1, ``[[]]`` is 2).
+MAX_DEPTH = 200
+
 #: The largest magnitude at which every integer is an exact double.
 EXACT_INT_LIMIT = 2**53
 
@@ -41,9 +55,68 @@ class NotJson:
     reason: str
 
 
+@dataclass(frozen=True)
+class TooDeep(NotJson):
+    """The value nests deeper than :data:`MAX_DEPTH` containers (``DATA_TOO_DEEP``)."""
+
+
 def canonical_json(value: object) -> Json | NotJson:
-    """The canonical copy of ``value``, or why it is not a JSON value."""
+    """The canonical copy of ``value``, or the first reason (depth first, in order) it is not
+    a JSON value (see the module's docstring on nesting)."""
     return _canonical(value, "$", set())
+
+
+def too_deep_at(value: object, limit: int = MAX_DEPTH) -> str | None:
+    """Where ``value`` first (depth first, in order) holds a container at depth ``limit + 1``,
+    as a path (``$[0].a``); ``None`` when it nests at most ``limit`` deep (for parsed
+    records, which hold no cycles: ``storage``).
+
+    Only ``list`` and ``dict`` count as containers (whatever they hold); a
+    container met again on its own path is a cycle and is not followed. The walk
+    stops at ``limit + 1``, so its own depth is bounded.
+    """
+    return _deeper(value, "$", 0, limit, [])
+
+
+def _deeper(value: object, path: str, depth: int, limit: int, ancestors: list[object]) -> str | None:
+    if not isinstance(value, list | dict) or any(value is seen for seen in ancestors):
+        return None
+    if depth == limit:
+        return path
+    items = enumerate(value) if isinstance(value, list) else value.items()
+    ancestors.append(value)
+    try:
+        for key, item in items:
+            label = f"{path}[{key}]" if isinstance(value, list) else f"{path}.{key}"
+            found = _deeper(item, label, depth + 1, limit, ancestors)
+            if found is not None:
+                return found
+        return None
+    finally:
+        ancestors.pop()
+
+
+def text_depth(text: str) -> int:
+    """How deep the brackets of a JSON text nest, outside its strings: what the value it
+    spells would nest if it parsed (for text too deep to parse)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
 
 
 def is_json_value(value: object) -> bool:
@@ -90,7 +163,8 @@ def ordered_keys(keys: list[str]) -> list[str]:
     return indices + [k for k in keys if not is_array_index(k)]
 
 
-def _canonical(value: object, path: str, ancestors: set[int]) -> Json | NotJson:
+def _canonical(value: object, path: str, ancestors: set[int], depth: int = 0) -> Json | NotJson:
+    """``depth``: how many containers hold ``value``."""
     kind = type(value)
     if value is None or kind is bool:
         return value  # type: ignore[return-value]
@@ -102,32 +176,36 @@ def _canonical(value: object, path: str, ancestors: set[int]) -> Json | NotJson:
     if kind is list or kind is dict:
         if id(value) in ancestors:
             return NotJson(f"{path}: cycle")
+        if depth == MAX_DEPTH:
+            return TooDeep(f"{path}: nests deeper than {MAX_DEPTH} containers")
         ancestors.add(id(value))
         try:
             if kind is list:
-                return _canonical_list(value, path, ancestors)  # type: ignore[arg-type]
-            return _canonical_dict(value, path, ancestors)  # type: ignore[arg-type]
+                return _canonical_list(value, path, ancestors, depth + 1)  # type: ignore[arg-type]
+            return _canonical_dict(value, path, ancestors, depth + 1)  # type: ignore[arg-type]
         finally:
             ancestors.discard(id(value))
     return NotJson(f"{path}: {kind.__name__} is not a JSON type")
 
 
-def _canonical_list(items: list[object], path: str, ancestors: set[int]) -> Json | NotJson:
+def _canonical_list(items: list[object], path: str, ancestors: set[int], depth: int) -> Json | NotJson:
     out: list[Json] = []
     for index, item in enumerate(items):
-        copy = _canonical(item, f"{path}[{index}]", ancestors)
+        copy = _canonical(item, f"{path}[{index}]", ancestors, depth)
         if isinstance(copy, NotJson):
             return copy
         out.append(copy)
     return out
 
 
-def _canonical_dict(obj: dict[object, object], path: str, ancestors: set[int]) -> Json | NotJson:
+def _canonical_dict(
+    obj: dict[object, object], path: str, ancestors: set[int], depth: int
+) -> Json | NotJson:
     out: dict[str, Json] = {}
     for key, item in obj.items():
         if type(key) is not str:
             return NotJson(f"{path}: key {key!r} is not a string")
-        copy = _canonical(item, f"{path}.{key}", ancestors)
+        copy = _canonical(item, f"{path}.{key}", ancestors, depth)
         if isinstance(copy, NotJson):
             return copy
         out[canonical_string(key)] = copy

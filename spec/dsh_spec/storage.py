@@ -12,6 +12,13 @@ parses but is not an object counts as a gap (the reference crashes on a
 ``null`` line; we do not). Whether the kept records are valid events is the
 seed's business (``validation.check_seed``), not this rule's.
 
+**Too deep is not torn.** A record whose text nests deeper than an event
+record can (:data:`RECORD_DEPTH`: data of ``json_value.MAX_DEPTH`` inside the
+record object) is not parsed (:data:`TOO_DEEP`); it, or a record that parses to
+a value nesting that deep, is complete: a crash did not make it. It is refused
+with ``DATA_TOO_DEEP`` wherever it is -- after the last ``turn/end`` too, and
+after a torn boundary too -- and nothing is cut.
+
 **The JSONL layout.** A session with working directory ``cwd`` lives in the
 directory ``cwd-<h12>`` (the first 12 hex digits of SHA-256 of ``cwd`` in
 UTF-8, a lone surrogate counting as U+FFFD, as Node encodes it), or
@@ -25,6 +32,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from dsh_spec.codes import Code
+from dsh_spec.json_value import MAX_DEPTH, too_deep_at
 from dsh_spec.rejection import Rejection
 
 
@@ -38,6 +46,20 @@ class _Hole:
 #: A stored record that did not parse as JSON.
 HOLE: Final = _Hole()
 
+
+class _TooDeep:
+    """The type of :data:`TOO_DEEP`."""
+
+    def __repr__(self) -> str:
+        return "TOO_DEEP"
+
+
+#: A stored record whose text nests deeper than :data:`RECORD_DEPTH` (it is not parsed).
+TOO_DEEP: Final = _TooDeep()
+
+#: How deep a stored event record may nest: the record object around data of ``MAX_DEPTH``.
+RECORD_DEPTH: Final = MAX_DEPTH + 1
+
 NO_CWD_BUCKET = "_no-cwd"
 
 _LITERAL = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
@@ -47,13 +69,16 @@ def preserved_prefix(records: Sequence[object]) -> int | Rejection:
     """How many leading records a load keeps, or why the log is refused.
 
     ``records`` are the parsed JSON values of the stored records in order,
-    :data:`HOLE` for one that did not parse.
+    :data:`HOLE` for one that did not parse, :data:`TOO_DEEP` for one whose text
+    nests too deep to be read.
     """
     last_turn_end = -1
     for index, record in enumerate(records):
         if isinstance(record, dict) and record.get("type") == "turn/end":
             last_turn_end = index
     for index, record in enumerate(records):
+        if record is TOO_DEEP:
+            return _too_deep(index)
         if record is HOLE:
             problem = "does not parse"
         elif not has_seq(record, index):
@@ -66,8 +91,19 @@ def preserved_prefix(records: Sequence[object]) -> int | Rejection:
                 index,
                 f"record {index} {problem}, before the turn/end at record {last_turn_end}",
             )
+        for later in range(index, len(records)):  # what would be cut: nothing too deep
+            if records[later] is TOO_DEEP or too_deep_at(records[later], RECORD_DEPTH) is not None:
+                return _too_deep(later)
         return index
     return len(records)
+
+
+def _too_deep(index: int) -> Rejection:
+    return Rejection(
+        Code.DATA_TOO_DEEP,
+        index,
+        f"record {index} nests deeper than {MAX_DEPTH} containers: it is complete, not torn",
+    )
 
 
 def has_seq(record: object, index: int) -> bool:

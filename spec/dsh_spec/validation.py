@@ -10,7 +10,9 @@ first for seeds, in :func:`parse_record`.
 Order of the rules for one event:
 
 1. ``MALFORMED_EVENT``: ``type`` is a non-empty string, ``time`` an integer;
-2. ``NON_JSON_DATA``: ``data`` satisfies the JSON-value rule;
+2. ``NON_JSON_DATA`` / ``DATA_TOO_DEEP``: ``data`` satisfies the JSON-value
+   rule, nesting at most 200 containers (the first problem a depth-first walk
+   meets);
 3. for a log-only type: ``PROVENANCE_ON_LOG_ONLY_TYPE``, then
    ``SURFACE_OP_ON_LOG_ONLY_TYPE`` -- and nothing more;
 4. for a surface-eligible type: ``MISSING_SURFACE_OP``, ``MALFORMED_SURFACE_OP``,
@@ -36,7 +38,7 @@ from dsh_spec.events import (
     SurfaceOp,
     is_surface_type,
 )
-from dsh_spec.json_value import Json, NotJson, canonical_json, canonical_number
+from dsh_spec.json_value import Json, NotJson, TooDeep, canonical_json, canonical_number
 from dsh_spec.rejection import Rejection
 from dsh_spec.surface import Surface, fold_surface, shadowed, step
 
@@ -191,6 +193,8 @@ def admit(
     if type(time) is not int:
         return Rejection(Code.MALFORMED_EVENT, seq, f"{kind} at seq {seq}: time must be an integer")
     data = canonical_json(draft.data)
+    if isinstance(data, TooDeep):
+        return Rejection(Code.DATA_TOO_DEEP, seq, f"{kind} at seq {seq}: data {data.reason}")
     if isinstance(data, NotJson):
         return Rejection(Code.NON_JSON_DATA, seq, f"{kind} at seq {seq}: data is not JSON: {data.reason}")
 

@@ -8,12 +8,13 @@ rules appends are. The rules and their order are those of the specification
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Container, Mapping
 from typing import Any
 
 from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import APPEND, SURFACE_TYPES, Event, LoggedEvent, Replace, SurfaceOp
-from dsh_session.json_value import NotJsonError, canonical_number, decode, encode
+from dsh_session.json_value import NotJsonError, TooDeepError, canonical_number, decode, encode
 from dsh_session.surface import SurfaceManager
 
 _EVENT_KEYS = frozenset({"type", "seq", "time", "data", "sourceEventSeqs", "surfaceOp"})
@@ -24,6 +25,15 @@ _EXACT = 2**53
 
 #: A key that is absent (distinct from a present JSON ``null``).
 MISSING: Any = object()
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 4
+_REPR.maxstring = _REPR.maxother = 80
+
+
+def _shown(value: object) -> str:
+    """A short ``repr`` for a message, bounded however deep or large the value is."""
+    return _REPR.repr(value)
 
 
 class Encoded:
@@ -44,8 +54,16 @@ def _reject(code: Code, seq: int, kind: object, message: str) -> InvalidEventErr
 
 
 def _not_json(seq: int, kind: object, error: NotJsonError) -> InvalidEventError:
-    code = Code.NON_JSON_DATA  # TooDeepError: DATA_TOO_DEEP once the registry has it
-    return _reject(code, seq, kind, f"{kind} at seq {seq} carries data that is not JSON: {error.reason}")
+    if isinstance(error, TooDeepError):
+        return _reject(
+            Code.DATA_TOO_DEEP,
+            seq,
+            kind,
+            f"{kind} at seq {seq}: data {error.reason}; the limit keeps every stored value loadable",
+        )
+    return _reject(
+        Code.NON_JSON_DATA, seq, kind, f"{kind} at seq {seq} carries data that is not JSON: {error.reason}"
+    )
 
 
 def admit(
@@ -73,7 +91,7 @@ def admit(
             Code.MALFORMED_EVENT,
             seq,
             kind,
-            f"event at seq {seq}: type must be a non-empty string, got {kind!r}",
+            f"event at seq {seq}: type must be a non-empty string, got {_shown(kind)}",
         )
     stamp = time if time.__class__ is int and -_EXACT <= time <= _EXACT else _exact_int(time)
     if stamp is None:
@@ -81,7 +99,7 @@ def admit(
             Code.MALFORMED_EVENT,
             seq,
             kind,
-            f"{kind} at seq {seq}: time must be an integer, got {time!r}",
+            f"{kind} at seq {seq}: time must be an integer, got {_shown(time)}",
         )
     if text is not None:
         pass
@@ -125,7 +143,7 @@ def admit(
             seq,
             kind,
             f"{kind} at seq {seq}: surfaceOp must be 'append' or "
-            f"{{'op': 'replace', 'start': int, 'end': int}}, got {surface_op!r}",
+            f"{{'op': 'replace', 'start': int, 'end': int}}, got {_shown(surface_op)}",
         )
     refs = None if provenance is MISSING else _provenance(seq, kind, provenance, known)
     problem = _payload_problem(kind, decode(text) if data is _Lazy else data)
@@ -231,7 +249,7 @@ def _careful_provenance(seq: int, kind: str, raw: object, known: Container[int] 
         Code.MALFORMED_PROVENANCE,
         seq,
         kind,
-        f"{kind} at seq {seq}: sourceEventSeqs must be a list of integers, got {raw!r}",
+        f"{kind} at seq {seq}: sourceEventSeqs must be a list of integers, got {_shown(raw)}",
     )
 
 
@@ -284,7 +302,7 @@ def _payload_problem(kind: str, data: Any) -> str | None:
         if not isinstance(source, dict) or type(source.get("kind")) is not str:
             return "source must be an object with a string kind"
         if kind == "context/message" and data.get("envelope", "context") not in _ENVELOPES:
-            return f"envelope must be 'context' or 'raw', got {data['envelope']!r}"
+            return f"envelope must be 'context' or 'raw', got {_shown(data['envelope'])}"
     return None
 
 
@@ -297,7 +315,7 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
                 Code.SEQ_NOT_CONTIGUOUS,
                 index,
                 record.type,
-                f"{_at(index, record.type)} has seq {record.seq!r}; seqs must run 0, 1, 2, ...",
+                f"{_at(index, record.type)} has seq {_shown(record.seq)}; seqs must run 0, 1, 2, ...",
             )
         op: object = MISSING if record.surface_op is None else record.surface_op
         refs: object = MISSING if record.source_event_seqs is None else record.source_event_seqs
@@ -327,7 +345,7 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
             Code.SEQ_NOT_CONTIGUOUS,
             index,
             record.get("type"),
-            f"{_at(index, record.get('type'))} has seq {record['seq']!r}; seqs must run 0, 1, 2, ...",
+            f"{_at(index, record.get('type'))} has seq {_shown(record['seq'])}; seqs must run 0, 1, 2, ...",
         )
     return (
         record["type"],

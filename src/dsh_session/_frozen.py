@@ -13,7 +13,9 @@ fast path.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, NoReturn, SupportsIndex
+from typing import Any, NoReturn, SupportsIndex, no_type_check
+
+from dsh_session._stack import stack_safe
 
 _IMMUTABLE = "logged events and derived messages are immutable; use dsh_session.thaw() for a copy"
 
@@ -101,9 +103,17 @@ def _frozen_list(items: Iterable[Any], plain: bool) -> FrozenList:
 
 
 def thaw(value: Any) -> Any:
-    """A plain, mutable deep copy of a JSON value (frozen or not)."""
+    """A plain, mutable deep copy of a JSON value (frozen or not); from any caller's stack."""
+    return _thaw_safely(value)
+
+
+@no_type_check  # recursive walk: no run-time type-checking wrapper per level (tests)
+def _thaw(value: Any) -> Any:
     if isinstance(value, dict):
-        return {key: thaw(item) for key, item in value.items()}
+        return {key: _thaw(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [thaw(item) for item in value]
+        return [_thaw(item) for item in value]
     return value
+
+
+_thaw_safely = stack_safe(_thaw)

@@ -16,9 +16,10 @@ from __future__ import annotations
 import json
 import re
 from json.encoder import encode_basestring
-from typing import Any
+from typing import Any, no_type_check
 
 from dsh_session._frozen import FrozenDict, FrozenList
+from dsh_session._stack import stack_safe
 from dsh_session.json_value import canonical_string, freeze, is_array_index
 
 _EXACT = 2**53
@@ -68,8 +69,9 @@ def js_string(text: str) -> str:
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
 
 
+@stack_safe
 def dumps(value: Any) -> str:
-    """``JSON.stringify(value)`` for a JSON value (frozen or plain)."""
+    """``JSON.stringify(value)`` for a JSON value (frozen or plain); from any caller's stack."""
     if (type(value) is FrozenDict or type(value) is FrozenList) and value.plain:
         return _FAST.encode(value)
     parts: list[str] = []
@@ -77,6 +79,7 @@ def dumps(value: Any) -> str:
     return "".join(parts)
 
 
+@no_type_check  # recursive walk: no run-time type-checking wrapper per level (tests)
 def _write(value: Any, out: list[str]) -> None:
     kind = type(value)
     if kind is str:

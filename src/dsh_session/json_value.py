@@ -125,6 +125,7 @@ _PLAIN_KEYS_LIMIT = 4096
 
 def _lean(
     value: Any,
+    depth: int = 1,
     type: Any = type,
     str: Any = str,
     int: Any = int,
@@ -139,9 +140,13 @@ def _lean(
     no float; strings are left to the encoder, which refuses lone surrogates
     (and so sends them to the careful pass). A value too deep for the caller's
     stack raises ``RecursionError``, which sends it to the careful pass too.
-    (Names are bound as defaults: local lookups, on the path every append takes.)
+    ``depth`` is ``value``'s own if it is a container: past :data:`MAX_DEPTH` the
+    careful pass decides (and refuses it). (Names are bound as defaults: local
+    lookups, on the path every append takes.)
     """
     kind = type(value)
+    if (kind is dict or kind is list) and depth > MAX_DEPTH:
+        raise _Unusual
     if kind is dict:
         for key, item in value.items():
             if type(key) is not str or key not in plain_keys:
@@ -154,7 +159,7 @@ def _lean(
                     continue
                 raise _Unusual
             if kind is dict or kind is list:
-                _lean(item)
+                _lean(item, depth + 1)
             elif not (item is None or kind is bool):
                 raise _Unusual
     elif kind is list:
@@ -167,7 +172,7 @@ def _lean(
                     continue
                 raise _Unusual
             if kind is dict or kind is list:
-                _lean(item)
+                _lean(item, depth + 1)
             elif not (item is None or kind is bool):
                 raise _Unusual
     elif not (kind is str or kind is bool or value is None or (kind is int and low <= value <= high)):

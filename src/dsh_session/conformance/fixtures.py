@@ -78,6 +78,14 @@ from dsh_spec.codes import Code
 Json = Any
 
 #: Registry codes no log or store can break, and why.
+def _nested(depth: int) -> Any:
+    """A value ``depth`` containers deep (inside ``data`` it is one deeper)."""
+    value: Any = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
 OUT_OF_SCOPE: Final = {
     Code.SESSION_ALREADY_EXISTS: "a rule of the store and backend API (an id already live or stored)",
     Code.SESSION_ALREADY_ENTERED: "a rule of the store API (one Session object in two stores)",
@@ -359,6 +367,9 @@ def _operators() -> dict[Code, list[tuple[str, Operator, bool]]]:
                 _in_turn(lambda p, r: n(p, D(U("x"), extra={"v": {"$nonjson": "infinity"}}))),
                 True,
             ),
+        ],
+        c.DATA_TOO_DEEP: [
+            ("nested-201-deep", _in_turn(lambda p, r: n(p, D(U("x"), extra=_nested(200)))), True),
         ],
         c.INVALID_PAYLOAD: [
             ("content-a-string", _in_turn(lambda p, r: n(p, D(U("x"), content="x"))), True),

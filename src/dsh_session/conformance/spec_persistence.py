@@ -29,6 +29,9 @@ from dsh_session.conformance.spec_store import checked, ordered_record, refuse
 from dsh_spec import (
     CLOSER_KEYS,
     HOLE,
+    MAX_DEPTH,
+    RECORD_DEPTH,
+    TOO_DEEP,
     Event,
     Rejection,
     check_seed,
@@ -40,6 +43,7 @@ from dsh_spec import (
     interrupted_turn_closers,
     js_stringify,
     preserved_prefix,
+    text_depth,
 )
 from dsh_spec.adoption import same_event, same_json
 from dsh_spec.codes import Code
@@ -110,12 +114,15 @@ def _refuse_constant(token: str) -> Any:
 _DECODER = json.JSONDecoder(parse_int=_number, parse_constant=_refuse_constant)
 
 
-def js_parse(raw: bytes | str) -> Any:
-    """``JSON.parse`` of stored text (invalid UTF-8 read as U+FFFD), or :data:`HOLE`."""
+def js_parse(raw: bytes | str, limit: int = RECORD_DEPTH) -> Any:
+    """``JSON.parse`` of stored text (invalid UTF-8 read as U+FFFD); :data:`HOLE` if it does not
+    parse, :data:`TOO_DEEP` if it nests deeper than ``limit`` (``dsh_spec.storage``)."""
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    if text_depth(text) > limit:
+        return TOO_DEEP
     try:
         return _DECODER.decode(text)
-    except (ValueError, RecursionError):
+    except ValueError:
         return HOLE
 
 
@@ -452,7 +459,7 @@ class JsonlModel(ModelBackend):
                 start = end + 1
             keep = preserved_prefix(records)
             if isinstance(keep, Rejection):
-                raise refuse(Code.STORE_CORRUPT, keep.message)
+                raise refuse(keep.code, keep.message)
             committed = ends[keep - 1] if keep else header_end + 1
             if header["id"] != session_id or self.path_of(header) != path:
                 raise refuse(Code.STORE_CORRUPT, f"{path} is not where its header says it belongs")
@@ -640,7 +647,7 @@ class SqliteModel(ModelBackend):
         records = [_row_record(row) for row in rows]
         keep = preserved_prefix(records)
         if isinstance(keep, Rejection):
-            raise refuse(Code.STORE_CORRUPT, keep.message)
+            raise refuse(keep.code, keep.message)
         events = events_of(records[:keep])
         closers, _orders = repair(events, close_turn)
         if keep != len(rows) or closers:
@@ -726,15 +733,15 @@ def _has_surrogate(value: Any) -> bool:
 
 def _row_record(row: tuple[Any, ...]) -> Any:
     seq, kind, stamp, data_text, refs_text, op_text = row
-    data = js_parse(data_text)
-    if data is HOLE:
-        return HOLE
+    data = js_parse(data_text, MAX_DEPTH)
+    if data is HOLE or data is TOO_DEEP:
+        return data
     record: dict[str, Any] = {"type": kind, "seq": seq, "time": stamp, "data": data}
     for key, text in (("sourceEventSeqs", refs_text), ("surfaceOp", op_text)):
         if text is not None:
-            value = js_parse(text)
-            if value is HOLE:
-                return HOLE
+            value = js_parse(text, MAX_DEPTH)
+            if value is HOLE or value is TOO_DEEP:
+                return value
             record[key] = value
     return record
 

@@ -10,8 +10,9 @@ JSON semantics: key order aside, ``1 == 1.0`` but ``true != 1``, absent is not
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, no_type_check
 
+from dsh_session._stack import stack_safe
 from dsh_session.errors import Code
 from dsh_session.event import SESSION_FORMAT_VERSION, Event, Replace, SessionHeader
 from dsh_session.persistence.errors import IncompatibleStoreError, SessionCollisionError
@@ -96,8 +97,10 @@ def durable_prefix(
     return len(kept)
 
 
+@stack_safe
 def same_event(a: Event, b: Event) -> bool:
-    """The same event as JSON (``key_order`` aside)."""
+    """The same event as JSON (``key_order`` aside); from any caller's stack (values nest
+    at most ``MAX_DEPTH`` deep, so the walk fits in a fresh one)."""
     if a is b:
         return True
     if a.type != b.type or not _same(a.seq, b.seq) or not _same(a.time, b.time):
@@ -112,10 +115,11 @@ def same_event(a: Event, b: Event) -> bool:
         return False
     op_a, op_b = a.surface_op, b.surface_op
     if isinstance(op_a, Replace) and isinstance(op_b, Replace):
-        return _same(op_a.start, op_b.start) and _same(op_a.end, op_b.end)
+        return bool(_same(op_a.start, op_b.start) and _same(op_a.end, op_b.end))
     return type(op_a) is type(op_b) and op_a == op_b
 
 
+@no_type_check  # recursive walk: no run-time type-checking wrapper per level (tests)
 def _same(a: Any, b: Any) -> bool:
     """JSON equality as JavaScript sees it (see the module docstring)."""
     if a is b:

@@ -8,6 +8,13 @@ Reading follows ``JSON.parse``: every number is a double, ``NaN`` and
 wins. Parsed values are left raw (not frozen): admission freezes and checks
 them, so a value ``JSON.parse`` accepts but the JSON-value rule does not (say
 ``1e400``) is refused by the rule that names it, not mistaken for a torn line.
+
+Parsing never depends on the caller's stack: orjson parses (its depth limit,
+1024, is its own); text it refuses for another reason than its syntax -- a
+lone-surrogate escape, a number beyond a double -- is parsed again by the
+``json`` module on a fresh stack (``_stack``). Text that nests deeper than a
+stored record can (``_nesting.RECORD_DEPTH``) is not parsed at all: it is
+:data:`TOO_DEEP`, which a load refuses as ``DATA_TOO_DEEP`` -- never a torn line.
 """
 
 from __future__ import annotations
@@ -15,6 +22,10 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
+import orjson
+
+from dsh_session._nesting import RECORD_DEPTH, text_depth
+from dsh_session._stack import on_fresh_stack
 from dsh_session.errors import Code
 from dsh_session.event import SESSION_FORMAT_VERSION, Event, Replace, SessionHeader, payload_text
 from dsh_session.js_json import js_string
@@ -22,6 +33,9 @@ from dsh_session.persistence.errors import CorruptStoreError, IncompatibleStoreE
 
 #: A stored record that does not parse.
 HOLE: Final[Any] = object()
+
+#: A stored record whose text nests deeper than a record may (it is not parsed).
+TOO_DEEP: Final[Any] = object()
 
 _EXACT = 2**53
 _HEADER_KEYS = frozenset({"type", "version", "id", "createdAt", "cwd", "parentSession", "seedLength"})
@@ -34,26 +48,38 @@ def _refuse(token: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_refuse)
 
 
-def parse(text: str) -> Any:
-    """``JSON.parse(text)`` as raw Python values, or :data:`HOLE`.
+def parse(text: str | bytes, limit: int = RECORD_DEPTH) -> Any:
+    """``JSON.parse(text)`` as raw Python values; :data:`HOLE` when it does not parse,
+    :data:`TOO_DEEP` when it nests deeper than ``limit`` containers.
 
-    Integers come back exact, even beyond 2**53 where JavaScript rounds them to
-    a double: freezing rounds them the same way (``_fast_freeze``), and every
-    envelope field refuses such a number whether it is rounded or not.
+    Integers up to 64 bits come back exact, even beyond 2**53 where JavaScript
+    rounds them to a double: freezing rounds them the same way
+    (``_fast_freeze``), and every envelope field refuses such a number whether
+    it is rounded or not. Bytes are UTF-8; invalid sequences read as U+FFFD (as
+    Node reads a file).
     """
     try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass
+    if text_depth(text) > limit:
+        return TOO_DEEP
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    # At most ``limit`` deep: the json module's recursion fits in a fresh stack.
+    return on_fresh_stack(_decode, text)
+
+
+def _decode(text: str) -> Any:
+    try:
         return _DECODER.decode(text)
-    except (ValueError, RecursionError):
+    except ValueError:
         return HOLE
 
 
-def parse_bytes(raw: bytes) -> Any:
-    """Parse one stored line: UTF-8, invalid sequences read as U+FFFD (as Node reads them)."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        text = raw.decode("utf-8", "replace")
-    return parse(text)
+def parse_bytes(raw: bytes, limit: int = RECORD_DEPTH) -> Any:
+    """Parse one stored line (see :func:`parse`)."""
+    return parse(raw, limit)
 
 
 # -- writing -----------------------------------------------------------------------
@@ -156,7 +182,7 @@ def exact_int(value: object) -> int | None:
 def header_from_json(value: Any, *, path: str, line: int | None = None) -> SessionHeader:
     """The header a stored header record spells; refuses a malformed or unsupported one."""
     where = f"{path}:{line}" if line is not None else path
-    if value is HOLE:
+    if value is HOLE or value is TOO_DEEP:
         raise CorruptStoreError(
             Code.STORE_CORRUPT,
             f"{where}: the session header is not valid JSON; the file is damaged or not a session log",
@@ -226,6 +252,7 @@ def check_version(version: object, session_id: object, *, path: str, line: int |
 
 __all__ = [
     "HOLE",
+    "TOO_DEEP",
     "check_header",
     "check_version",
     "event_line",

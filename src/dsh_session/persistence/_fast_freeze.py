@@ -8,17 +8,20 @@ integers are already doubles' values (the parser reads big ones as floats) and
 escaped surrogate pairs are already joined, dictionary keys are strings.
 Integers beyond 2**53 become the double JavaScript reads for them. :func:`freeze_parsed` builds the
 same canonical frozen value (the tests check it against ``freeze``) in a
-fraction of the time. Anything it does not expect -- a non-finite number --
-makes it give up (:class:`Unusual`), and the caller leaves the value to
-``freeze``, whose error names the problem.
+fraction of the time. Anything it does not expect -- a non-finite number, a
+value nesting deeper than ``MAX_DEPTH``, a caller's stack too deep for the walk
+-- makes it give up (:class:`Unusual`), and the caller leaves the value to
+``freeze``, whose error names the problem (and whose walk does not depend on
+the caller's stack).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, no_type_check
 
 from dsh_session._frozen import FrozenDict, _frozen_dict, _frozen_list
+from dsh_session._nesting import MAX_DEPTH
 from dsh_session.json_value import is_array_index
 
 __all__ = ["Unusual", "freeze_parsed"]
@@ -32,14 +35,25 @@ class Unusual(Exception):
 
 
 def freeze_parsed(value: Any) -> Any:
-    """The canonical frozen form of a freshly parsed JSON value (see the module doc)."""
-    return _freeze(value)[0]
+    """The canonical frozen form of a freshly parsed JSON value (see the module doc).
+
+    On :class:`Unusual` the value may be partly frozen in place (containers
+    inside it replaced by their frozen, canonical copies): still the same value.
+    """
+    try:
+        return _freeze(value, 1)[0]
+    except RecursionError:
+        raise Unusual from None
 
 
-def _freeze(value: Any) -> tuple[Any, bool]:
+@no_type_check  # recursive walk: no run-time type-checking wrapper per level (tests)
+def _freeze(value: Any, depth: int) -> tuple[Any, bool]:
+    # ``depth``: the depth ``value`` has if it is a container.
     kind = type(value)
     if kind is str:
         return value, value.isascii() or _LONE_SURROGATE.search(value) is None
+    if (kind is dict or kind is list) and depth > MAX_DEPTH:
+        raise Unusual
     if kind is dict:
         # The parser's dict is ours: values are replaced in place, then copied once.
         plain = True
@@ -51,7 +65,7 @@ def _freeze(value: Any) -> tuple[Any, bool]:
             elif not (
                 (type(item) is int and -_EXACT <= item <= _EXACT) or item is None or type(item) is bool
             ):
-                frozen, item_plain = _freeze(item)
+                frozen, item_plain = _freeze(item, depth + 1)
                 value[key] = frozen
                 plain = plain and item_plain
             if not key.isascii():
@@ -75,7 +89,7 @@ def _freeze(value: Any) -> tuple[Any, bool]:
             elif not (
                 (type(item) is int and -_EXACT <= item <= _EXACT) or item is None or type(item) is bool
             ):
-                frozen, item_plain = _freeze(item)
+                frozen, item_plain = _freeze(item, depth + 1)
                 value[index] = frozen
                 plain = plain and item_plain
         return _frozen_list(value, plain), plain
@@ -92,7 +106,7 @@ def _freeze(value: Any) -> tuple[Any, bool]:
             number = float(value)  # the nearest double, as JSON.parse reads the digits
         except OverflowError:
             raise Unusual from None
-        return _freeze(number)
+        return _freeze(number, depth)
     if value is None or kind is bool:
         return value, True
     raise Unusual

@@ -12,10 +12,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from dsh_session._nesting import MAX_DEPTH
 from dsh_session.errors import Code
 from dsh_session.event import Event, SessionHeader, payload_text
-from dsh_session.persistence._codec import HOLE, check_version, parse, provenance_text, surface_op_text
+from dsh_session.persistence._codec import (
+    HOLE,
+    TOO_DEEP,
+    check_version,
+    parse,
+    provenance_text,
+    surface_op_text,
+)
 from dsh_session.persistence.errors import CorruptStoreError
+from dsh_session.persistence.jsonl_scan import check_torn_region, too_deep
 
 __all__ = ["event_row", "header_row", "kept_records", "row_record", "scan_rows"]
 
@@ -38,21 +47,22 @@ def event_row(event: Event) -> Row:
 
 def row_record(row: Row) -> Any:
     """The event record a row holds, keys in the reference's order; :data:`HOLE` if a JSON
-    column does not parse."""
+    column does not parse, :data:`TOO_DEEP` if one nests too deep to be read (a column holds
+    a value inside the record, so its limit is ``MAX_DEPTH``)."""
     seq, kind, time, data_text, refs_text, op_text = row
-    data = parse(data_text)
-    if data is HOLE:
-        return HOLE
+    data = parse(data_text, MAX_DEPTH)
+    if data is HOLE or data is TOO_DEEP:
+        return data
     record = {"type": kind, "seq": seq, "time": time, "data": data}
     if refs_text is not None:
-        refs = parse(refs_text)
-        if refs is HOLE:
-            return HOLE
+        refs = parse(refs_text, MAX_DEPTH)
+        if refs is HOLE or refs is TOO_DEEP:
+            return refs
         record["sourceEventSeqs"] = refs
     if op_text is not None:
-        op = parse(op_text)
-        if op is HOLE:
-            return HOLE
+        op = parse(op_text, MAX_DEPTH)
+        if op is HOLE or op is TOO_DEEP:
+            return op
         record["surfaceOp"] = op
     return record
 
@@ -75,10 +85,12 @@ def scan_rows(rows: Sequence[Row], records: Sequence[Any], where: str) -> int:
         )
     last_turn_end = -1
     for index in range(len(rows) - 1, -1, -1):
-        if rows[index][1] == "turn/end" and records[index] is not HOLE:
+        if rows[index][1] == "turn/end" and records[index] is not HOLE and records[index] is not TOO_DEEP:
             last_turn_end = index
             break
     for index, row in enumerate(rows):
+        if records[index] is TOO_DEEP:
+            raise too_deep(where, None, f"row seq {row[0]}", row[0])
         broken = records[index] is HOLE
         if not broken and row[0] == index:
             continue
@@ -92,6 +104,7 @@ def scan_rows(rows: Sequence[Row], records: Sequence[Any], where: str) -> int:
                 path=where,
                 seq=row[0],
             )
+        check_torn_region(list(records), index, lambda i: (where, None, f"row seq {rows[i][0]}"))
         return index
     return len(rows)
 

@@ -105,6 +105,30 @@ def scenarios() -> list[Scenario]:
                 ),
             )
         )
+    deep: Any = {}
+    for _ in range(199):
+        deep = {"k": deep}
+    out.append(
+        scenario(
+            "admission.append-data-at-the-nesting-limit",
+            "Data nesting exactly 200 containers deep is appended and read back like any other",
+            (ADMIT, APPEND, JSON_RULE, "dsh_spec.json_value.MAX_DEPTH"),
+            "core",
+            new(log(TS(1), U("a"))),
+            append(EV("todo/write", deep), time=2000),
+            events(),
+        )
+    )
+    out.append(
+        _refused_append(
+            "append-data-past-the-nesting-limit",
+            "Data nesting 201 containers deep",
+            EV("todo/write", {"k": deep}),
+            Code.DATA_TOO_DEEP,
+            "strict",
+            (JSON_RULE, "docs/deviations.md D7", "docs/errors.md DATA_TOO_DEEP"),
+        )
+    )
     for record, label in (
         (X(U("a"), surfaceOp=DROP), "user"),
         (X(CTX("n"), surfaceOp=DROP), "context"),

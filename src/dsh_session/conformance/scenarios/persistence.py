@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh_session.conformance.notation import ATC, DROP, SE, SS, TC, TE, TS, A, D, Record, U, X, log
+from dsh_session.conformance.notation import ATC, DROP, EV, SE, SS, TC, TE, TS, A, D, Record, U, X, log
 from dsh_session.conformance.scenario import Act, Scenario, messages, reads, scenario
 from dsh_spec import cwd_bucket, encode_segment
 from dsh_spec.codes import Code
@@ -1079,5 +1079,85 @@ def servers() -> list[Scenario]:
     ]
 
 
+def nested(depth: int) -> Any:
+    """A value ``depth`` containers deep: ``{"k": {"k": ... {}}}``."""
+    value: Any = {}
+    for _ in range(depth - 1):
+        value = {"k": value}
+    return value
+
+
+def deep_line(seq: int, depth: int) -> str:
+    """A ``todo/write`` line whose data nests ``depth`` containers deep."""
+    data = "[" * depth + "]" * depth
+    return f'{{"type":"todo/write","seq":{seq},"time":1,"data":{data}}}\n'
+
+
+def nesting() -> list[Scenario]:
+    """The nesting limit on load (``docs/deviations.md`` D7): too deep is complete, never torn."""
+    root = {"$scratch": "root"}
+    file = log_file("s", "/w")
+    closed = log(*CONTRACT[:6])
+    database = where("sqlite")
+    deep_data = "[" * 201 + "]" * 201
+    deep_row = f"INSERT INTO events VALUES ('s', 6, 'todo/write', 1, '{deep_data}', NULL, NULL)"
+    refs = (LOAD, "docs/deviations.md D7", "docs/errors.md DATA_TOO_DEEP")
+    return [
+        scenario(
+            "persistence.jsonl-data-at-the-nesting-limit-loads",
+            "A stored event whose data nests 200 containers deep loads back as it was",
+            (LOAD, SEED, "dsh_spec.json_value.MAX_DEPTH"),
+            "core",
+            open_("jsonl", root),
+            create(header()),
+            write("s", [*closed, X(EV("todo/write", nested(200)), seq=6, time=7)]),
+            open_("jsonl", root, backend="again"),
+            load("s", backend="again"),
+            read(root, file),
+        ),
+        scenario(
+            "persistence.jsonl-too-deep-line-refused-not-cut",
+            "A line inside the open turn whose data nests 201 deep is refused with DATA_TOO_DEEP, not cut",
+            refs,
+            "strict",
+            open_("jsonl", root),
+            create(header()),
+            write("s", closed),
+            put(root, file, deep_line(6, 201) + '{"type":"turn/start","seq":7,"time":1,"data":{"turn":2}}\n'),
+            open_("jsonl", root, backend="again"),
+            load("s", backend="again").fails(Code.DATA_TOO_DEEP),
+            read(root, file),
+        ),
+        scenario(
+            "persistence.jsonl-too-deep-to-parse-refused-not-cut",
+            "A line nesting 1100 deep after a torn boundary is refused with DATA_TOO_DEEP, nothing cut",
+            refs,
+            "strict",
+            open_("jsonl", root),
+            create(header()),
+            write("s", closed),
+            put(root, file, "garbage\n" + deep_line(7, 1100)),
+            open_("jsonl", root, backend="again"),
+            load("s", backend="again").fails(Code.DATA_TOO_DEEP),
+            read(root, file),
+        ),
+        scenario(
+            "persistence.sqlite-too-deep-row-refused-not-cut",
+            "A row after the last turn/end whose data nests 201 deep is refused with DATA_TOO_DEEP, not cut",
+            refs,
+            "strict",
+            open_("sqlite", database),
+            create(header()),
+            write("s", closed),
+            close(),
+            sql(database, deep_row),
+            open_("sqlite", database, backend="again"),
+            load("s", backend="again").fails(Code.DATA_TOO_DEEP),
+            close("again"),
+            sql(database, "SELECT count(*) FROM events"),
+        ),
+    ]
+
+
 def scenarios() -> list[Scenario]:
-    return reference_stores() + contract() + jsonl_files() + copying() + servers()
+    return reference_stores() + contract() + jsonl_files() + nesting() + copying() + servers()
