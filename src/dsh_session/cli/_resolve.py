@@ -41,7 +41,7 @@ from dsh_session.cli._readonly import (
 from dsh_session.errors import Code, DshSessionError
 from dsh_session.persistence import JsonlBackend, SessionBackend, SqliteBackend
 from dsh_session.persistence._codec import header_from_json, parse_bytes
-from dsh_session.persistence._files import io_error
+from dsh_session.persistence._files import io_error, read_first_line
 from dsh_session.persistence.errors import CorruptStoreError, PersistenceError, SessionNotFoundError
 from dsh_session.persistence.jsonl_layout import NO_CWD
 
@@ -181,10 +181,10 @@ class _JsonlRoot(Source):
     def _entry(self, path: str) -> Entry:
         """The file's session as its header line says, held to the checks a load makes of it."""
         try:
-            with open(path, "rb") as file:
-                first = file.readline()
-        except OSError as error:
-            return Entry(path, None, io_error(error, "reading", path))
+            line = read_first_line(path)
+        except PersistenceError as error:
+            return Entry(path, None, error)
+        first = b"" if line is None else line + b"\n"  # bounded: a header is never that long
         value = None
         try:
             if not first.endswith(b"\n"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno as _errno
 import os
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -66,6 +67,44 @@ def read_all(fd: int) -> bytes:
         chunks.append(chunk)
         offset += len(chunk)
     return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+
+
+#: The longest first (header) line read from a file that may be a session log.
+HEADER_LIMIT = 1 << 20
+
+
+def read_first_line(path: str, limit: int = HEADER_LIMIT) -> bytes | None:
+    """The first line of the regular file at ``path`` (without its newline), or ``None`` when
+    there is no such file, it is not a regular file (never read: a FIFO would block, a device
+    never end), or no newline comes within ``limit`` bytes."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as error:
+        if error.errno in (_errno.ENXIO, _errno.ELOOP, _errno.EOPNOTSUPP):
+            return None  # a socket, a symlink loop: not a log
+        raise io_error(error, "reading", path) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks = []
+        size = 0
+        while size < limit:
+            chunk = os.read(fd, min(1 << 16, limit - size))
+            if not chunk:
+                return None
+            end = chunk.find(b"\n")
+            if end >= 0:
+                chunks.append(chunk[:end])
+                return b"".join(chunks)
+            chunks.append(chunk)
+            size += len(chunk)
+        return None
+    except OSError as error:
+        raise io_error(error, "reading", path) from None
+    finally:
+        os.close(fd)
 
 
 @contextmanager

@@ -109,8 +109,30 @@ def scan_rows(rows: Sequence[Row], records: Sequence[Any], where: str) -> int:
     return len(rows)
 
 
+#: The type each column of an event row holds (SQLite's STRICT types; PostgreSQL's own).
+_COLUMNS = (("seq", (int,)), ("type", (str,)), ("time", (int,)), ("data", (str,)),
+            ("source_event_seqs", (str, type(None))), ("surface_op", (str, type(None))))
+
+
+def check_row(row: Row, where: str) -> None:
+    """Refuse a row whose columns do not hold their types (a NULL or an integer ``data``):
+    damage, never a torn tail -- a database stores a row whole or not at all."""
+    for (name, kinds), value in zip(_COLUMNS, row, strict=True):
+        if type(value) not in kinds:
+            raise CorruptStoreError(
+                Code.STORE_CORRUPT,
+                f"{where}: row seq {row[0]!r}: column {name} holds {type(value).__name__} "
+                f"{str(value)[:40]!r}; the database is damaged -- nothing was changed, restore it "
+                "from a backup",
+                path=where,
+                seq=row[0] if type(row[0]) is int else None,
+            )
+
+
 def kept_records(rows: Sequence[Row], where: str) -> list[Any]:
     """The records of the leading rows a load keeps (:func:`scan_rows`), read from ``where``."""
+    for row in rows:
+        check_row(row, where)
     records = [row_record(row) for row in rows]
     del records[scan_rows(rows, records, where) :]
     return records
@@ -120,6 +142,15 @@ def header_row(row: Sequence[Any], where: str) -> SessionHeader:
     """The header a ``sessions`` row ``(id, version, created_at, cwd, parent_session, seed_length)``
     holds; a row of another format version or with a negative ``seed_length`` is refused."""
     session_id, version, created_at, cwd, parent, seed_length = row
+    shapes = ((session_id, (str,)), (version, (int, float)), (created_at, (int,)), (cwd, (str, type(None))),
+              (parent, (str, type(None))), (seed_length, (int, type(None))))
+    if any(type(value) not in kinds for value, kinds in shapes):
+        raise CorruptStoreError(
+            Code.STORE_CORRUPT,
+            f"{where}: the sessions row {str(session_id)[:40]!r} holds a value of the wrong type; "
+            "the database is damaged -- restore it from a backup",
+            path=where,
+        )
     check_version(version, session_id, path=where)
     if seed_length is not None and seed_length < 0:
         raise CorruptStoreError(

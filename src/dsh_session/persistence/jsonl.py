@@ -30,7 +30,15 @@ from dsh_session.errors import Code
 from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, admit_stored, close_open_turn
 from dsh_session.persistence._codec import event_line, header_from_json, header_line, parse_bytes
-from dsh_session.persistence._files import fsync_dir, io_error, locked, make_dirs, read_all, write_all
+from dsh_session.persistence._files import (
+    fsync_dir,
+    io_error,
+    locked,
+    make_dirs,
+    read_all,
+    read_first_line,
+    write_all,
+)
 from dsh_session.persistence.errors import (
     CorruptStoreError,
     PersistenceError,
@@ -88,15 +96,18 @@ class JsonlBackend(BackendBase):
         writable = True
         try:
             try:
-                fd = os.open(path, os.O_RDWR)
+                fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
             except OSError as error:
                 if error.errno not in _READ_ONLY:
                     raise
-                fd, writable = os.open(path, os.O_RDONLY), False
+                fd, writable = os.open(path, os.O_RDONLY | os.O_NONBLOCK), False
         except FileNotFoundError:
             raise self._not_found(session_id, self.root) from None
         except OSError as error:
             raise io_error(error, "opening", path) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced since it was looked up
+            os.close(fd)
+            raise self._not_found(session_id, self.root)
         try:
             with locked(fd, exclusive=writable, timeout=self.lock_timeout, path=path):
                 return self._read_and_repair(fd, path, session_id, expect, writable, close_turn)
@@ -239,25 +250,13 @@ class JsonlBackend(BackendBase):
             )
 
     def _read_header(self, path: str) -> SessionHeader | None:
-        """The header of a log file, or None when the file is not a readable v0 session log."""
-        try:
-            with open(path, "rb") as file:
-                chunks = []
-                while True:
-                    chunk = file.read(8192)
-                    if not chunk:
-                        return None
-                    end = chunk.find(b"\n")
-                    if end >= 0:
-                        chunks.append(chunk[:end])
-                        break
-                    chunks.append(chunk)
-        except FileNotFoundError:
+        """The header of a log file, or None when the file is not a readable v0 session log --
+        or not a regular file at all (a FIFO would block the read, a device never end it)."""
+        first = read_first_line(path)
+        if first is None:
             return None
-        except OSError as error:
-            raise io_error(error, "reading", path) from None
         try:
-            return header_from_json(parse_bytes(b"".join(chunks)), path=path, line=1)
+            return header_from_json(parse_bytes(first), path=path, line=1)
         except PersistenceError:
             return None
 

@@ -34,7 +34,7 @@ from dsh_session.persistence.errors import (
     StoreLockedError,
     UnrepresentableError,
 )
-from dsh_session.persistence.sqlite_schema import JOURNAL_MODES, open_database
+from dsh_session.persistence.sqlite_schema import JOURNAL_MODES, corrupt, is_damage, open_database
 
 __all__ = ["SqliteBackend"]
 
@@ -223,8 +223,10 @@ class _SqliteErrors:
         return None
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, _tb: object) -> None:
-        if not isinstance(error, sqlite3.Error):
+        if not isinstance(error, sqlite3.Error | UnicodeDecodeError):
             return
+        if is_damage(error):
+            raise corrupt(self.path, error) from None
         message = str(error)
         if isinstance(error, sqlite3.OperationalError) and ("locked" in message or "busy" in message):
             raise StoreLockedError(

@@ -94,6 +94,11 @@ def open_database(path: str, *, journal_mode: str, busy_timeout: float) -> sqlit
         conn.execute("PRAGMA synchronous = FULL")
         if fresh:
             _initialise(conn, path)
+    except sqlite3.Error as error:
+        conn.close()
+        if is_damage(error):
+            raise corrupt(path, error) from None
+        raise _io(path, "opening", error) from None
     except BaseException:
         conn.close()
         raise
@@ -136,7 +141,37 @@ def _precheck(path: str) -> None:
 
 
 def _check_schema(conn: sqlite3.Connection, path: str) -> bool:
-    """Check the layout (reading only); True when the database is empty and must be initialised."""
+    """Check the layout (reading only); True when the database is empty and must be initialised.
+    A database that cannot be read (damaged pages, schema text that is not UTF-8) is
+    ``STORE_CORRUPT``."""
+    try:
+        return _check_layout(conn, path)
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as error:
+        raise corrupt(path, error) from None
+
+
+def corrupt(path: str, error: BaseException) -> CorruptStoreError:
+    """The refusal of a database SQLite cannot read as one."""
+    return CorruptStoreError(
+        Code.STORE_CORRUPT,
+        f"{path} cannot be read as a SQLite database ({error}); the file is damaged -- restore it "
+        "from a backup; it was left as it was",
+        path=path,
+    )
+
+
+def is_damage(error: BaseException) -> bool:
+    """Whether a SQLite error means the file is damaged (not locked, not an I/O failure)."""
+    if isinstance(error, UnicodeDecodeError):
+        return True
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in (11, 26):  # SQLITE_CORRUPT, SQLITE_NOTADB
+        return True
+    text = str(error)
+    return "malformed" in text or "not a database" in text or "decode" in text
+
+
+def _check_layout(conn: sqlite3.Connection, path: str) -> bool:
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         objects = conn.execute(
