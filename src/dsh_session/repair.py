@@ -99,8 +99,11 @@ def interrupted_turn_closers(events: Sequence[Event]) -> tuple[Event, ...]:
     depends on ``events`` only and appends nothing.
     """
     state = _OpenTurn()
-    for event in events:
-        state.see(event)
+    start = len(events)
+    while start and events[start - 1].type != "turn/end":
+        start -= 1  # a turn/end closes everything before it: walk only what follows the last
+    for index in range(start, len(events)):
+        state.see(events[index])
     if state.turn is None or not events:
         return ()
     last = events[-1]

@@ -145,7 +145,7 @@ class Session:
         time = _time_ns() // 1_000_000 if clock is None else clock()
         if time == self._last_time and time.__class__ is int:
             time = self._last_time  # one int object for the events of a millisecond
-        else:
+        elif time.__class__ is int:
             self._last_time = time
         if self._trace is None and self._surface._folded is None:
             try:

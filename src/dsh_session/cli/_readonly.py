@@ -31,7 +31,7 @@ from typing import Any
 from dsh_session.errors import Code
 from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence import JsonlBackend, SqliteBackend
-from dsh_session.persistence._base import BackendBase, Where, admit_stored, close_open_turn, gc_paused
+from dsh_session.persistence._base import BackendBase, Where, admit_stored, close_open_turn
 from dsh_session.persistence._codec import HOLE, header_from_json, parse_bytes
 from dsh_session.persistence._fast_freeze import Unusual, freeze_parsed
 from dsh_session.persistence._files import io_error, locked, read_all
@@ -110,10 +110,9 @@ class Snapshot:
 def admit(reading: Reading) -> Snapshot:
     """Hold ``reading`` to the seed's rules (``CorruptStoreError`` naming the record if it breaks
     one) and work out the closers a load would append."""
-    with gc_paused():
-        events, admitter = admit_stored(reading.records, reading.locate)
-        stored = len(events)
-        close_open_turn(events, admitter)
+    events, admitter = admit_stored(reading.records, reading.locate)
+    stored = len(events)
+    close_open_turn(events, admitter)
     return Snapshot(reading, tuple(events[:stored]), tuple(events[stored:]))
 
 
@@ -154,8 +153,7 @@ def read_jsonl_file(path: str, *, root: JsonlBackend | None = None, session_id: 
         raise io_error(error, "reading", path) from None
     finally:
         os.close(fd)
-    with gc_paused():
-        scan = scan_log(data, path)
+    scan = scan_log(data, path)
     header = scan.header
     if root is not None:
         root._check_location(header, header.id if session_id is None else session_id, path)

@@ -45,7 +45,7 @@ from dsh_session.errors import Code, DshSessionError, InvalidEventError
 from dsh_session.event import Event
 from dsh_session.invariants import check_log
 from dsh_session.persistence._admit import LogAdmitter
-from dsh_session.persistence._base import close_open_turn, gc_paused
+from dsh_session.persistence._base import close_open_turn
 from dsh_session.seed_check import seed_violations
 
 __all__ = ["validate"]
@@ -190,17 +190,16 @@ def _admit(reading: Reading) -> tuple[list[Event], dict[str, Any] | None]:
     a load reads them (``as_parsed``: an integer beyond 2**53 is the double JavaScript makes of it)."""
     admitter = LogAdmitter()
     events: list[Event] = []
-    with gc_paused():
-        for index, record in enumerate(as_parsed(reading.records)):
-            if not isinstance(record, dict):
-                return events, _violation(
-                    Code.MALFORMED_EVENT, index, f"the record at seq {index} is not an event object", reading
-                )
-            try:
-                events.append(admitter.admit(record))
-            except InvalidEventError as error:
-                return events, _violation(error.code, error.seq, error.message, reading)
-        close_open_turn(events, admitter)
+    for index, record in enumerate(reading.records):
+        if not isinstance(record, dict):
+            return events, _violation(
+                Code.MALFORMED_EVENT, index, f"the record at seq {index} is not an event object", reading
+            )
+        try:
+            events.append(admitter.admit_parsed(record))
+        except InvalidEventError as error:
+            return events, _violation(error.code, error.seq, error.message, reading)
+    close_open_turn(events, admitter)
     return events, None
 
 

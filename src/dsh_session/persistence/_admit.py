@@ -9,41 +9,52 @@ surface, not its log.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any
 
 import msgspec
 
 from dsh_session import _admission
-from dsh_session.event import EVENT_KEY_ORDER, Event
+from dsh_session.event import EVENT_KEY_ORDER, SURFACE_TYPES, Event, LoggedEvent
+from dsh_session.json_value import lean_text
+from dsh_session.persistence._fast_freeze import Unusual, freeze_parsed
 from dsh_session.surface import SurfaceManager
 
 
 class LogAdmitter:
     """The surface of a log as far as it has been admitted, and the next seq."""
 
-    __slots__ = ("_next", "_surface")
+    __slots__ = ("_last_time", "_next", "_surface")
 
     def __init__(self) -> None:
         # The manager never reads its (empty) log: admit() only asks it for spans,
         # and events are folded in explicitly below.
         self._surface = SurfaceManager(())
         self._next = 0
+        self._last_time: object = None
 
     @property
     def next_seq(self) -> int:
         return self._next
 
-    def admit(self, record: Event | Mapping[str, Any]) -> Event:
+    def admit(self, record: Event | Mapping[str, Any], text: bytes | None = None) -> Event:
         """The admitted event for ``record`` (an ``Event`` or a JSON object) at the next seq.
 
-        Raises :class:`~dsh_session.InvalidEventError` exactly as seeding would.
-        A record's key order is kept on the event when it is not the usual one.
+        ``text``, when given, is the canonical text of the record's ``data``,
+        which is then canonical as it stands (the loaders' fast path). Raises
+        :class:`~dsh_session.InvalidEventError` exactly as seeding would. A
+        record's key order is kept on the event when it is not the usual one.
         """
         seq = self._next
         kind, time, data, op, refs = _admission.read_record(seq, record)
-        event, span = _admission.admit(self._surface, seq, kind, time, data, op, refs)
-        self._surface._fold(event, span)
+        if time == self._last_time and time.__class__ is int:
+            time = self._last_time  # one int object for the events of a millisecond
+        elif time.__class__ is int:
+            self._last_time = time
+        event, span = _admission.admit(self._surface, seq, kind, time, data, op, refs, text=text)
+        if event.surface_op is not None:
+            self._surface._fold_event(event, span)
         self._next = seq + 1
         order = record.key_order if isinstance(record, Event) else _key_order(record)
         if order is not None:
@@ -51,7 +62,55 @@ class LogAdmitter:
         return event
 
 
+    def admit_parsed(self, record: dict[str, Any]) -> Event:
+        """:meth:`admit` for a record fresh from the stored-text parser (a load's hot path).
+
+        A record with the keys ``append`` writes, in its order, whose payload the
+        lean pass takes goes to the rules directly (a log-only one is built at
+        once); every other takes :meth:`admit`'s way, with JavaScript's reading
+        of numbers (``_fast_freeze``) when the lean pass cannot take its payload.
+        """
+        seq = self._next
+        if tuple(record) in _USUAL_ORDERS and record["seq"] == seq and record["seq"].__class__ is int:
+            text = lean_text(record["data"])
+            if text is not None:
+                kind, time = record["type"], record["time"]
+                if time == self._last_time and time.__class__ is int:
+                    time = self._last_time  # one int object for the events of a millisecond
+                elif time.__class__ is int:
+                    self._last_time = time
+                if (
+                    len(record) == 4
+                    and kind.__class__ is str
+                    and kind
+                    and kind not in SURFACE_TYPES
+                    and time.__class__ is int
+                    and -_EXACT <= time <= _EXACT
+                ):
+                    self._next = seq + 1
+                    return LoggedEvent(kind, seq, time, text)
+                event, span = _admission.admit(
+                    self._surface,
+                    seq,
+                    kind,
+                    time,
+                    record["data"],
+                    record.get("surfaceOp", _admission.MISSING),
+                    record.get("sourceEventSeqs", _admission.MISSING),
+                    text=text,
+                )
+                if event.surface_op is not None:
+                    self._surface._fold_event(event, span)
+                self._next = seq + 1
+                return event
+        if "data" in record and lean_text(record["data"]) is None:
+            with contextlib.suppress(Unusual):
+                record = {**record, "data": freeze_parsed(record["data"])}
+        return self.admit(record)
+
+
 #: The key orders ``append`` writes (the surface fields are optional).
+_EXACT = 2**53
 _USUAL_ORDERS = frozenset(
     tuple(key for key in EVENT_KEY_ORDER if key not in left_out)
     for left_out in ((), ("sourceEventSeqs",), ("surfaceOp",), ("sourceEventSeqs", "surfaceOp"))

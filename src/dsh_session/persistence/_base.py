@@ -19,8 +19,6 @@ lock for JSONL, SQLite's own locking), and a write is refused with
 ``STORE_CONFLICT`` when the stored log is not the one this instance last saw.
 """
 
-import contextlib
-import gc
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -30,7 +28,6 @@ from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence._admit import LogAdmitter
 from dsh_session.persistence._codec import check_header
-from dsh_session.persistence._fast_freeze import Unusual, freeze_parsed
 from dsh_session.persistence.errors import (
     CorruptStoreError,
     SessionExistsError,
@@ -69,64 +66,52 @@ class Where(NamedTuple):
     label: str  # "line 7" or "row seq 5"
 
 
+def refusal(error: Exception, where: Callable[[int], Where]) -> Exception:
+    """A stored event's refusal by the seed's rules, as a load reports it: a
+    :class:`CorruptStoreError` with the rule's code, naming the file and line or
+    row (``where(seq)``). Anything else is returned as it is."""
+    if not isinstance(error, InvalidEventError):
+        return error
+    assert error.seq is not None
+    place = where(error.seq)
+    return CorruptStoreError(
+        error.code,
+        f"{place.path}: {place.label}: the stored event breaks a rule of the log: {error.message}. "
+        "The log cannot seed a session; repair or remove that event by hand",
+        path=place.path,
+        line=place.line,
+        seq=error.seq,
+    )
+
+
+def admit_one(admitter: LogAdmitter, index: int, record: Any, where: Callable[[int], Where]) -> Event:
+    """Admit the stored ``record`` at ``index`` (an event, or a JSON object from a parser)."""
+    try:
+        if type(record) is dict:
+            return admitter.admit_parsed(record)
+        if isinstance(record, Event):
+            return admitter.admit(record)
+    except InvalidEventError as error:
+        raise refusal(error, where) from None
+    place = where(index)
+    raise CorruptStoreError(
+        Code.MALFORMED_EVENT,
+        f"{place.path}: {place.label}: the stored record is not an event object",
+        path=place.path,
+        line=place.line,
+        seq=index,
+    )
+
+
 def admit_stored(
     records: Iterable[Any], where: Callable[[int], Where], admitter: LogAdmitter | None = None
 ) -> tuple[list[Event], LogAdmitter]:
     """Admit stored records as a seed; a refusal names the file and line or row (``where(index)``).
 
-    ``records`` are events or JSON objects fresh from a loader's parser (their
-    ``data`` is frozen by the fast path, which relies on that).
+    ``records`` are events or JSON objects fresh from a loader's parser.
     """
     admitter = admitter or LogAdmitter()
-    events: list[Event] = []
-    append = events.append
-    admit = admitter.admit
-    for index, record in enumerate(records):
-        if type(record) is dict:
-            if "data" in record:
-                # Parser output: freeze it the fast way, and admission takes it as it is. If the
-                # fast way gives up, admission's own freeze names the problem.
-                with contextlib.suppress(Unusual):
-                    record["data"] = freeze_parsed(record["data"])
-        elif not isinstance(record, Event):
-            place = where(index)
-            raise CorruptStoreError(
-                Code.MALFORMED_EVENT,
-                f"{place.path}: {place.label}: the stored record is not an event object",
-                path=place.path,
-                line=place.line,
-                seq=index,
-            )
-        try:
-            append(admit(record))
-        except InvalidEventError as error:
-            place = where(index)
-            raise CorruptStoreError(
-                error.code,
-                f"{place.path}: {place.label}: the stored event breaks a rule of the log: {error.message}. "
-                "The log cannot seed a session; repair or remove that event by hand",
-                path=place.path,
-                line=place.line,
-                seq=error.seq,
-            ) from None
-    return events, admitter
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Hold the cyclic garbage collector off while a log is read.
-
-    A load builds millions of small containers and no cycles; every collection
-    the allocations would trigger scans them all again, which costs a third of a
-    load's time and grows with the log. Restored (if it was on) afterwards.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
+    return [admit_one(admitter, index, record, where) for index, record in enumerate(records)], admitter
 
 
 def close_open_turn(events: list[Event], admitter: LogAdmitter, close_turn: bool = True) -> list[Event]:
@@ -231,8 +216,7 @@ class BackendBase:
             if admitter is None:  # rebuild what a refused batch spoilt, from storage
                 admitter = LogAdmitter()
                 if state.materialized:
-                    with gc_paused():
-                        admitter = self._load(session_id, state.cursor).admitter
+                    admitter = self._load(session_id, state.cursor).admitter
                 state.admitter = admitter
             try:
                 admitted = [admitter.admit(event) for event in batch]
@@ -280,8 +264,7 @@ class BackendBase:
 
     def _adopt(self, session_id: str, close_turn: bool = True) -> tuple[Tracked, Loaded]:
         """Load (and repair) the stored session and track it as loaded."""
-        with gc_paused():
-            loaded = self._load(session_id, None, close_turn)
+        loaded = self._load(session_id, None, close_turn)
         state = Tracked(loaded.header, len(loaded.events), True, loaded.admitter, loaded.token)
         self._tracked[session_id] = state
         return state, loaded

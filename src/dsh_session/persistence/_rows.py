@@ -9,7 +9,7 @@ the SQLite reference's columns, which the PostgreSQL backend shares.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from dsh_session._nesting import MAX_DEPTH
@@ -75,6 +75,22 @@ def scan_rows(rows: Sequence[Row], records: Sequence[Any], where: str) -> int:
     readable ``turn/end`` is where a crash tore the log: it and the rows after it
     are cut. Before it, that is damage to committed data: ``STORE_CORRUPT``.
     """
+    kept: list[Any] = []
+    _scan(rows, where, records.__getitem__, kept.append, None)
+    return len(kept)
+
+
+def _scan(
+    rows: Sequence[Row],
+    where: str,
+    record_at: Callable[[int], Any],
+    keep: Callable[[Any], None],
+    take: Callable[[dict[str, Any]], Any] | None,
+) -> None:
+    """The scan of :func:`scan_rows`, handing each kept record (or what ``take`` makes of it)
+    to ``keep`` in order; ``record_at(index)`` reads a row's record. If ``take`` raises,
+    the scan still finishes (damage is reported first, as the rules order it) and then
+    ``take``'s first error is raised."""
     if rows and rows[0][0] < 0:
         raise CorruptStoreError(
             Code.STORE_CORRUPT,
@@ -85,14 +101,25 @@ def scan_rows(rows: Sequence[Row], records: Sequence[Any], where: str) -> int:
         )
     last_turn_end = -1
     for index in range(len(rows) - 1, -1, -1):
-        if rows[index][1] == "turn/end" and records[index] is not HOLE and records[index] is not TOO_DEEP:
-            last_turn_end = index
-            break
+        if rows[index][1] == "turn/end":
+            record = record_at(index)
+            if record is not HOLE and record is not TOO_DEEP:
+                last_turn_end = index
+                break
+    failure: Exception | None = None
     for index, row in enumerate(rows):
-        if records[index] is TOO_DEEP:
+        record = record_at(index)
+        if record is TOO_DEEP:
             raise too_deep(where, None, f"row seq {row[0]}", row[0])
-        broken = records[index] is HOLE
+        broken = record is HOLE
         if not broken and row[0] == index:
+            if take is None:
+                keep(record)
+            elif failure is None:
+                try:
+                    keep(take(record))
+                except Exception as error:  # raised once the whole table is scanned
+                    failure = error
             continue
         if index <= last_turn_end:
             problem = "does not parse as JSON" if broken else f"has seq {row[0]} where {index} was expected"
@@ -104,9 +131,25 @@ def scan_rows(rows: Sequence[Row], records: Sequence[Any], where: str) -> int:
                 path=where,
                 seq=row[0],
             )
-        check_torn_region(list(records), index, lambda i: (where, None, f"row seq {rows[i][0]}"))
-        return index
-    return len(rows)
+        check_torn_region(
+            _Records(rows, record_at), index, lambda i: (where, None, f"row seq {rows[i][0]}")
+        )
+        break
+    if failure is not None:
+        raise failure
+
+
+class _Records(Sequence[Any]):
+    """The records of ``rows`` read on demand (for the torn region, read once more)."""
+
+    def __init__(self, rows: Sequence[Row], record_at: Callable[[int], Any]) -> None:
+        self._rows, self._record_at = rows, record_at
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._record_at(index)
 
 
 #: The type each column of an event row holds (SQLite's STRICT types; PostgreSQL's own).
@@ -117,6 +160,16 @@ _COLUMNS = (("seq", (int,)), ("type", (str,)), ("time", (int,)), ("data", (str,)
 def check_row(row: Row, where: str) -> None:
     """Refuse a row whose columns do not hold their types (a NULL or an integer ``data``):
     damage, never a torn tail -- a database stores a row whole or not at all."""
+    seq, kind, time, data, refs, op = row
+    if (
+        seq.__class__ is int
+        and kind.__class__ is str
+        and time.__class__ is int
+        and data.__class__ is str
+        and (refs is None or refs.__class__ is str)
+        and (op is None or op.__class__ is str)
+    ):
+        return  # the common case, checked in one go
     for (name, kinds), value in zip(_COLUMNS, row, strict=True):
         if type(value) not in kinds:
             raise CorruptStoreError(
@@ -129,13 +182,17 @@ def check_row(row: Row, where: str) -> None:
             )
 
 
-def kept_records(rows: Sequence[Row], where: str) -> list[Any]:
-    """The records of the leading rows a load keeps (:func:`scan_rows`), read from ``where``."""
+def kept_records(
+    rows: Sequence[Row], where: str, take: Callable[[dict[str, Any]], Any] | None = None
+) -> list[Any]:
+    """The records of the leading rows a load keeps (:func:`scan_rows`), read from ``where``;
+    with ``take``, what it makes of each, in order, as soon as the record is read (so no
+    parsed record outlives its own use; ``take``'s error is raised after the scan's)."""
     for row in rows:
         check_row(row, where)
-    records = [row_record(row) for row in rows]
-    del records[scan_rows(rows, records, where) :]
-    return records
+    kept: list[Any] = []
+    _scan(rows, where, lambda index: row_record(rows[index]), kept.append, take)
+    return kept
 
 
 def header_row(row: Sequence[Any], where: str) -> SessionHeader:

@@ -28,7 +28,8 @@ from typing import NamedTuple
 
 from dsh_session.errors import Code
 from dsh_session.event import Event, SessionHeader
-from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, admit_stored, close_open_turn
+from dsh_session.persistence._admit import LogAdmitter
+from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, close_open_turn, refusal
 from dsh_session.persistence._codec import event_line, header_from_json, header_line, parse_bytes
 from dsh_session.persistence._files import (
     fsync_dir,
@@ -120,13 +121,14 @@ class JsonlBackend(BackendBase):
         self, fd: int, path: str, session_id: str, expect: int | None, writable: bool, close_turn: bool
     ) -> Loaded:
         data = read_all(fd)
-        scan = scan_log(data, path)
+        admitter = LogAdmitter()
+        scan = scan_log(data, path, admitter.admit_parsed)
         del data
         header = scan.header
         self._check_location(header, session_id, path)
-        events, admitter = admit_stored(
-            scan.records, lambda index: Where(path, index + 2, f"line {index + 2}")
-        )
+        if scan.failure is not None:
+            raise refusal(scan.failure, lambda index: Where(path, index + 2, f"line {index + 2}"))
+        events: list[Event] = scan.records
         info = os.fstat(fd)
         identity = (info.st_dev, info.st_ino)
         if expect is not None:

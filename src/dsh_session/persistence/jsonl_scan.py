@@ -13,8 +13,10 @@ that nests deeper than an event record may is complete, not torn: it refuses
 the load with ``DATA_TOO_DEEP`` wherever it is, and nothing is cut.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
+
+import orjson
 
 from dsh_session._nesting import MAX_DEPTH, RECORD_DEPTH, too_deep_at
 from dsh_session.errors import Code
@@ -24,18 +26,32 @@ from dsh_session.persistence.errors import CorruptStoreError
 
 __all__ = ["Scan", "scan_log"]
 
+_loads = orjson.loads
+_DecodeError = orjson.JSONDecodeError
+
 
 class Scan(NamedTuple):
     """What a load keeps of a log file."""
 
     header: SessionHeader
-    records: list[Any]  # the kept event records (parsed JSON objects), seq 0, 1, 2, ...
+    records: list[Any]  # the kept records: parsed JSON objects, or what ``take`` made of each
+    kept: int  # how many event lines are kept (seq 0, 1, 2, ...)
     committed: int  # bytes kept: the end of the last kept line, or of the header line
     size: int  # the file's size; ``committed < size`` means a tail to cut
+    failure: Exception | None  # what ``take`` raised first (then it was called no more)
 
 
-def scan_log(data: bytes, path: str) -> Scan:
-    """Scan a log file's bytes (``path`` is for messages only)."""
+def scan_log(data: bytes, path: str, take: Callable[[dict[str, Any]], Any] | None = None) -> Scan:
+    """Scan a log file's bytes (``path`` is for messages only).
+
+    ``take(record)``, when given, receives each kept record in order as soon as
+    it is read, and what it returns is kept instead (a load admits the record
+    there and then, so no parsed record outlives its own use). If ``take``
+    raises, it is called no more, but the scan finishes: damage found anywhere
+    in the file is raised, as the rules order it (``dsh_spec.storage``: the scan
+    before the seed's rules); ``take``'s first error is returned in
+    :attr:`Scan.failure` for the caller to raise after its own checks.
+    """
     header_end = data.find(b"\n")
     if header_end < 0:
         raise CorruptStoreError(
@@ -46,30 +62,37 @@ def scan_log(data: bytes, path: str) -> Scan:
             line=1,
         )
     header = header_from_json(parse_bytes(data[:header_end]), path=path, line=1)
-    records: list[Any] = []
-    ends: list[int] = []
-    start = header_end + 1
-    find = data.find
-    while True:
-        end = find(b"\n", start)
-        if end < 0:
-            break
-        records.append(parse_bytes(data[start:end]))
-        ends.append(end + 1)
-        start = end + 1
+    lines = data[header_end + 1 :].split(b"\n")
+    lines.pop()  # the bytes after the last newline: a torn fragment (or nothing)
 
     last_turn_end = -1
-    for index in range(len(records) - 1, -1, -1):
-        record = records[index]
+    for index in range(len(lines) - 1, -1, -1):
+        record = parse_bytes(lines[index])
         if type(record) is dict and record.get("type") == "turn/end":
             last_turn_end = index
             break
 
-    keep = len(records)
-    for index, record in enumerate(records):
+    records: list[Any] = []
+    keep_record = records.append
+    keep = len(lines)
+    failure: Exception | None = None
+    committed = header_end + 1
+    for index, line in enumerate(lines):
+        try:
+            record = _loads(line)  # the common line; anything else is parse_bytes' to judge
+        except _DecodeError:
+            record = parse_bytes(line)
         if type(record) is dict:
             seq = record.get("seq")
             if (type(seq) is int or type(seq) is float) and seq == index:
+                committed += len(line) + 1
+                if take is None:
+                    keep_record(record)
+                elif failure is None:
+                    try:
+                        keep_record(take(record))
+                    except Exception as error:  # returned once the whole file is scanned
+                        failure = error
                 continue
         if record is TOO_DEEP:
             raise too_deep(path, index + 2, f"line {index + 2}", index)
@@ -77,14 +100,20 @@ def scan_log(data: bytes, path: str) -> Scan:
             raise _damage(path, index, record, last_turn_end)
         keep = index
         break
-    check_torn_region(records, keep, lambda i: (path, i + 2, f"line {i + 2}"))
-    del records[keep:]
-    committed = ends[keep - 1] if keep else header_end + 1
-    return Scan(header, records, committed, len(data))
+    _check_torn_lines(lines, keep, path)
+    return Scan(header, records, keep, committed, len(data), failure)
+
+
+def _check_torn_lines(lines: list[bytes], keep: int, path: str) -> None:
+    """:func:`check_torn_region` over the lines a load would cut (parsed one at a time)."""
+    for index in range(keep, len(lines)):
+        record = parse_bytes(lines[index])
+        if record is TOO_DEEP or too_deep_at(record, RECORD_DEPTH) is not None:
+            raise too_deep(path, index + 2, f"line {index + 2}", index)
 
 
 def check_torn_region(
-    records: list[Any], keep: int, where: Callable[[int], tuple[str, int | None, str]]
+    records: Sequence[Any], keep: int, where: Callable[[int], tuple[str, int | None, str]]
 ) -> None:
     """Refuse to cut what nests too deep (``dsh_spec.storage``): records ``keep`` on would be
     cut as torn, and a record too deep to parse, or parsed but nesting past a record's

@@ -43,9 +43,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from dsh_session.errors import Code
+from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import Event, SessionHeader
-from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, admit_stored, close_open_turn
+from dsh_session.persistence._admit import LogAdmitter
+from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, close_open_turn, refusal
 from dsh_session.persistence._rows import Row, event_row, header_row, kept_records
 from dsh_session.persistence.errors import (
     ConnectionLostError,
@@ -184,14 +185,14 @@ class PostgresBackend(BackendBase):
         )
 
     def _load(self, session_id: str, expect: int | None, close_turn: bool = True) -> Loaded:
-        sid, header, rows, records = self._read_session(
-            session_id, lambda conn: self._fetch(conn, session_id)
-        )
-        preserved = len(records)
-        events, admitter = admit_stored(
-            records, lambda index: Where(self.path, None, f"row seq {rows[index][0]}")
-        )
-        del records
+        admitter = LogAdmitter()
+        try:
+            sid, header, rows, events = self._read_session(
+                session_id, lambda conn: self._fetch(conn, session_id), admitter.admit_parsed
+            )
+        except InvalidEventError as error:
+            raise refusal(error, lambda seq: Where(self.path, None, f"row seq {seq}")) from None
+        preserved = len(events)
         if expect is not None:
             if len(events) != expect or preserved != len(rows):
                 raise self._conflict(session_id, expect, len(rows))
@@ -295,16 +296,20 @@ class PostgresBackend(BackendBase):
         return not _UNSTORABLE.search(session_id) and not self._nothing_stored()
 
     def _read_session(
-        self, session_id: str, fetch: Callable[[Conn], tuple[Any, list[Row]] | None]
+        self,
+        session_id: str,
+        fetch: Callable[[Conn], tuple[Any, list[Row]] | None],
+        take: Callable[[dict[str, Any]], Any] | None = None,
     ) -> tuple[int, SessionHeader, list[Row], list[Any]]:
-        """The session's ``sid``, header, event rows and the records of the rows a load keeps,
-        read by ``fetch`` (:meth:`_fetch` in some transaction); ``SESSION_NOT_FOUND`` when the
-        store does not hold it."""
+        """The session's ``sid``, header, event rows and the records of the rows a load keeps
+        (or what ``take`` makes of each: :func:`kept_records`), read by ``fetch``
+        (:meth:`_fetch` in some transaction); ``SESSION_NOT_FOUND`` when the store does not
+        hold it."""
         found = self._read(session_id, "reading", fetch) if self._may_hold(session_id) else None
         if found is None:
             raise self._not_found(session_id, self.path)
         head, rows = found
-        return head[0], header_row(head[1:], self.path), rows, kept_records(rows, self.path)
+        return head[0], header_row(head[1:], self.path), rows, kept_records(rows, self.path, take)
 
     def _fetch(self, conn: Conn, session_id: str) -> tuple[Any, list[Row]] | None:
         head = conn.execute(self._q.header, (session_id,)).fetchone()

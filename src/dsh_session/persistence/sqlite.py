@@ -23,9 +23,10 @@ import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 
-from dsh_session.errors import Code
+from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import Event, SessionHeader
-from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, admit_stored, close_open_turn
+from dsh_session.persistence._admit import LogAdmitter
+from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, close_open_turn, refusal
 from dsh_session.persistence._rows import Row, event_row, header_row, kept_records
 from dsh_session.persistence.errors import (
     PersistenceError,
@@ -93,12 +94,12 @@ class SqliteBackend(BackendBase):
 
     def _load(self, session_id: str, expect: int | None, close_turn: bool = True) -> Loaded:
         header, rows = self._read_session(session_id)
-        records = kept_records(rows, self.path)
-        preserved = len(records)
-        events, admitter = admit_stored(
-            records, lambda index: Where(self.path, None, f"row seq {rows[index][0]}")
-        )
-        del records
+        admitter = LogAdmitter()
+        try:
+            events: list[Event] = kept_records(rows, self.path, admitter.admit_parsed)
+        except InvalidEventError as error:
+            raise refusal(error, lambda index: Where(self.path, None, f"row seq {rows[index][0]}")) from None
+        preserved = len(events)
         if expect is not None:
             if len(events) != expect or preserved != len(rows):
                 raise self._conflict(session_id, expect, len(rows))
