@@ -246,7 +246,7 @@ def test_the_readme_links_every_document() -> None:
 SPEC_MODULES = {p.stem for p in (ROOT / "spec" / "dsh_spec").glob("*.py") if p.stem != "__init__"}
 TICKED = re.compile(r"`([^`\n]+)`")
 #: JavaScript names the walkthrough cites for the reference's behaviour.
-JAVASCRIPT = {"JSON.stringify", "JSON.parse", "Number.isSafeInteger"}
+JAVASCRIPT = {"JSON.stringify", "JSON.parse", "Number.isSafeInteger", "QuoteJSONString"}
 #: Standard-library names it cites.
 PYTHON = {"StrEnum", "dsh_spec", "dsh_session"}
 
