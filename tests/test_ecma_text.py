@@ -12,8 +12,8 @@ not.
 from __future__ import annotations
 
 import json
-import shutil
 import math
+import shutil
 import sqlite3
 import struct
 from pathlib import Path
