@@ -26,6 +26,9 @@ an append gets is the one the spec is given.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import itertools
+import random
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -44,6 +47,7 @@ from dsh_session import (
 from dsh_session.js_json import dumps, loads
 from dsh_spec import ABSENT, Draft, Rejection
 from tests import strategies as S
+from tests.machine_logs import TurnWriter
 from tests.support import is_fresh_copy, json_diff
 
 
@@ -90,6 +94,12 @@ class Clock:
 
 #: Odd clock readings: integral floats are fine (canonical ints), the rest are not integers.
 ODD_TIMES = (7.0, -3, 0, 2**53, 2**53 + 1, 2.0**60, 7.5, True, float("nan"), "7", None)
+
+
+#: A log this long is long enough: the bulk rules then add little at a time.
+LONG = 500
+#: What one ``append_many`` adds: a turn, several, a turn a crash cut short, a bulk run.
+MANY = ("turn", "turns", "crashed turn", "bulk")
 
 
 @dataclasses.dataclass
@@ -331,6 +341,43 @@ class CoreMachine(RuleBasedStateMachine):
             offer.label += " with shared references"
         self.offer(offer)
 
+    @rule(data=st.data(), how=st.sampled_from(MANY))
+    def append_many(self, data: st.DataObject, how: str) -> None:
+        self._append_many(data, how)
+
+    @rule(data=st.data(), how=st.sampled_from(MANY))
+    def append_many_more(self, data: st.DataObject, how: str) -> None:
+        self._append_many(data, how)
+
+    def _append_many(self, data: st.DataObject, how: str) -> None:
+        """Whole W1-like turns or a bulk run in one step (``tests/machine_logs.py``), each event
+        offered to both sides: how the log reaches several hundred events at a bounded cost."""
+        rng = random.Random(data.draw(st.integers(0, 2**32 - 1)))
+        writer = TurnWriter(self.offer_plain, lambda: self.order, rng)
+        scale = 1 if len(self.log) < LONG else 8
+        if how == "turn":
+            writer.turn(rng.randint(0, 9))
+        elif how == "turns":
+            for number in range(rng.randint(2, 8) // scale + 1):
+                writer.turn(number)
+        elif how == "crashed turn":
+            writer.turn(rng.randint(0, 9), finish=False)
+        else:
+            writer.bulk(rng.randint(10, 120) // scale)
+        note(f"{how}: log now {len(self.log)}")
+        self.surface_lookups(data)
+
+    def offer_plain(
+        self, kind: str, data: Any, surface_op: Any = None, source_event_seqs: Any = None
+    ) -> Event | None:
+        """``append``'s signature, offered to both sides (``None`` is "absent", as for append)."""
+        offer = Offer(kind, data, data, label=f"{kind} (many)")
+        if surface_op is not None:
+            offer.op = offer.spec_op = surface_op
+        if source_event_seqs is not None:
+            offer.refs, offer.spec_refs = list(source_event_seqs), list(source_event_seqs)
+        return self.offer(offer)
+
     @rule(data=st.data())
     def append_aliasing(self, data: st.DataObject) -> None:
         """Appends where the caller keeps or reuses references to the data."""
@@ -398,7 +445,12 @@ class CoreMachine(RuleBasedStateMachine):
         end: Any
         if shape <= 5:
             first = data.draw(st.integers(0, len(order) - 1))
-            last = data.draw(st.integers(first, min(len(order) - 1, first + data.draw(st.integers(0, 4)))))
+            if data.draw(st.integers(0, 3)) == 0:  # a long range, up to the tail
+                last = data.draw(st.integers(first, len(order) - 1))
+            else:
+                last = data.draw(
+                    st.integers(first, min(len(order) - 1, first + data.draw(st.integers(0, 4))))
+                )
             start, end = order[first], order[last]
             cover = list(order[first : last + 1])
             label = "replace"
@@ -482,7 +534,9 @@ class CoreMachine(RuleBasedStateMachine):
         if not shuffled and variant != "superset":
             variant = "absent"
         roll = data.draw(st.integers(0, 19))
-        if cover and roll in (12, 13, 14):
+        if len(cover) >= 3 and roll == 11:
+            variant = "missing an inner one"  # neither endpoint: only a full check sees it
+        elif cover and roll in (12, 13, 14):
             variant = "missing one"  # the coverage rule gets its own share
         elif cover and roll in (15, 16):
             variant = "absent"
@@ -516,6 +570,9 @@ class CoreMachine(RuleBasedStateMachine):
         elif variant == "missing one" and refs:
             refs.pop(data.draw(st.integers(0, len(refs) - 1)))
             refs += extras
+        elif variant == "missing an inner one":
+            inner = data.draw(st.sampled_from(cover[1:-1]))
+            refs = [r for r in refs if r != inner] + extras
         elif variant == "empty":
             refs = []
         elif variant == "duplicate":
@@ -602,18 +659,34 @@ class CoreMachine(RuleBasedStateMachine):
         self.surface_lookups(data)
 
     def surface_lookups(self, data: st.DataObject) -> None:
-        """``node``, ``in`` and friends, including probes that only a lax lookup would find."""
+        """``node``, ``in``, ``shadowed`` and ``position``, asked with every kind of seq: one on the
+        surface as a fresh ``int`` object (an ``is`` where ``==`` belongs fails past 256), and
+        what only a lax lookup would take for one -- bools, integral floats, huge ints, seqs off
+        the surface."""
         surface = self.session.surface
-        nodes = dict((node.seq, node) for node in dsh_spec.surface_nodes(self.spec_state()[0]))
-        probe: Any = data.draw(
-            st.sampled_from([*nodes, -1, len(self.log), True, False]) if nodes else st.sampled_from([0, True])
-        )
-        found = surface.node(probe)
-        if type(probe) is int and probe in nodes:
-            require(found is not None and tuple(found) == tuple(nodes[probe]), "surface.node")
-        else:
-            require(found is None, lambda: f"surface.node({probe!r}) should find nothing")
-        require((probe in surface) == (type(probe) is int and probe in nodes), "surface.__contains__")
+        order = self.order
+        nodes = {node.seq: node for node in dsh_spec.surface_nodes(self.spec_state()[0])}
+        probes = [data.draw(seq_probes(order, len(self.log))) for _ in range(3)]
+        node, position, shadowed = (_unguarded(surface, name) for name in ("node", "position", "shadowed"))
+        for probe in probes:
+            found = node(probe)
+            inside = type(probe) is int and probe in nodes
+            if inside:
+                require(found is not None and tuple(found) == tuple(nodes[probe]), f"surface.node({probe!r})")
+                where, expected = position(probe), dsh_spec.surface.position(order, probe)
+                require(where == expected, f"surface.position({probe}) is {where}, expected {expected}")
+            else:
+                require(found is None, f"surface.node({probe!r}) should find nothing, found {found}")
+            require((probe in surface) == inside, f"{probe!r} in surface should be {inside}")
+        for start, end in itertools.pairwise(probes):
+            got = shadowed(start, end)
+            span = (
+                dsh_spec.shadowed(order, len(self.log), dsh_spec.Replace(start, end))
+                if type(start) is int and type(end) is int
+                else None
+            )
+            want = None if isinstance(span, Rejection) else span
+            require(got == want, f"surface.shadowed({start!r}, {end!r}) is {got}, expected {want}")
         require([tuple(n) for n in surface] == [tuple(n) for n in nodes.values()], "iterating the surface")
 
     @rule(data=st.data())
@@ -819,6 +892,18 @@ class CoreMachine(RuleBasedStateMachine):
         return build()
 
 
+def seq_probes(order: tuple[int, ...], length: int) -> st.SearchStrategy[Any]:
+    """What a caller may pass where a seq is expected: a seq on the surface (as a fresh ``int``
+    object, so identity never stands in for equality), one off it, and the values a lax check
+    takes for a seq -- ``True``/``False``, integral floats, ``-0.0``, huge ints, strings."""
+    on = st.sampled_from(order).map(lambda seq: int(str(seq))) if order else st.just(0)
+    odd = st.sampled_from(
+        (True, False, -1, length, length + 1, 2**53, 2**53 + 1, 2**64, -(2**63), -0.0, "0", None, 1e300)
+    )
+    floats = st.sampled_from(order).map(float) if order else st.just(0.0)
+    return st.one_of(on, on, on, odd, floats, st.integers(0, max(length, 1)))
+
+
 @st.composite
 def initial_logs(draw: st.DrawFn) -> list[dict[str, Any]]:
     """A valid log of up to 16 events (appends, log-only events, replaces) as JSON records."""
@@ -843,6 +928,14 @@ def initial_logs(draw: st.DrawFn) -> list[dict[str, Any]]:
             order = (*order, seq)
         records.append(record)
     return records
+
+
+def _unguarded(owner: Any, name: str) -> Callable[..., Any]:
+    """``owner.name`` without beartype's guard, so that a probe outside the annotation (a float
+    where an ``int`` seq belongs) reaches the implementation's own check."""
+    method = getattr(type(owner), name)
+    function = getattr(method, "__wrapped__", method)
+    return functools.partial(function, owner)
 
 
 def _cover(order: tuple[int, ...], seq: int, start: Any, end: Any) -> list[int]:
