@@ -56,18 +56,9 @@ from dsh_session import (
 from dsh_spec import ecma_text
 from tests import pg_server
 from tests.machine_logs import TurnWriter
+from tests.machine_support import require
 from tests.spec_models import CodedError, MemoryModel, ModelBackend, SqliteModel
 from tests.support import json_diff
-
-
-class Disagreement(AssertionError):
-    """The implementation's backend and the spec's model disagree (or a promise is broken)."""
-
-
-def require(condition: bool, message: str | Callable[[], str]) -> None:
-    if not condition:
-        raise Disagreement(message() if callable(message) else message)
-
 
 #: Session ids: plain, needing escapes in a file name, the names ``.`` and ``..``, a lone
 #: surrogate (no SQLite or PostgreSQL text holds one), NUL (PostgreSQL's text cannot), empty

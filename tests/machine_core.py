@@ -26,7 +26,6 @@ an append gets is the one the spec is given.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 import random
 from collections.abc import Callable, Iterable
@@ -48,30 +47,8 @@ from dsh_session.js_json import dumps, loads
 from dsh_spec import ABSENT, Draft, Rejection
 from tests import strategies as S
 from tests.machine_logs import TurnWriter
-from tests.support import is_fresh_copy, json_diff
-
-
-class Disagreement(AssertionError):
-    """The implementation and the spec (or a promise of the API) disagree."""
-
-
-def require(condition: bool, message: str | Callable[[], str]) -> None:
-    if not condition:
-        raise Disagreement(message() if callable(message) else message)
-
-
-def same_json(left: Any, right: Any, what: str) -> None:
-    found = json_diff(left, right)
-    require(found is None, lambda: f"{what}: {found}")
-
-
-def plain(value: Any) -> Any:
-    """The plain JSON value of something the implementation returned (frozen or not)."""
-    if isinstance(value, dict):
-        return {key: plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [plain(item) for item in value]
-    return value
+from tests.machine_support import Disagreement, plain, require, same_json, unguarded_method
+from tests.support import is_fresh_copy
 
 
 class Clock:
@@ -667,7 +644,9 @@ class CoreMachine(RuleBasedStateMachine):
         order = self.order
         nodes = {node.seq: node for node in dsh_spec.surface_nodes(self.spec_state()[0])}
         probes = [data.draw(seq_probes(order, len(self.log))) for _ in range(3)]
-        node, position, shadowed = (_unguarded(surface, name) for name in ("node", "position", "shadowed"))
+        node, position, shadowed = (
+            unguarded_method(surface, name) for name in ("node", "position", "shadowed")
+        )
         for probe in probes:
             found = node(probe)
             inside = type(probe) is int and probe in nodes
@@ -928,14 +907,6 @@ def initial_logs(draw: st.DrawFn) -> list[dict[str, Any]]:
             order = (*order, seq)
         records.append(record)
     return records
-
-
-def _unguarded(owner: Any, name: str) -> Callable[..., Any]:
-    """``owner.name`` without beartype's guard, so that a probe outside the annotation (a float
-    where an ``int`` seq belongs) reaches the implementation's own check."""
-    method = getattr(type(owner), name)
-    function = getattr(method, "__wrapped__", method)
-    return functools.partial(function, owner)
 
 
 def _cover(order: tuple[int, ...], seq: int, start: Any, end: Any) -> list[int]:

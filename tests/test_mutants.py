@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from tests.machine_core import CoreMachine, Disagreement
+from tests.machine_core import CoreMachine
+from tests.machine_support import Disagreement
 from tests.mutants import MUTANTS, Mutant
 
 SEARCH = settings(

@@ -116,10 +116,7 @@ def random_records(draw: st.DrawFn) -> list[Any]:
             payloads(kind) | broken_payloads(kind) if surface else st.just({}) | payloads("user/message")
         )
         record: dict[str, Any] = {"type": kind, "seq": index, "time": 100 + index, "data": data}
-        op = draw(
-            st.sampled_from(["append", "append", "absent", "bogus"])
-            | st.builds(B.replace, seqs, seqs)
-        )
+        op = draw(st.sampled_from(["append", "append", "absent", "bogus"]) | st.builds(B.replace, seqs, seqs))
         if op != "absent" and (surface or draw(st.booleans())):
             record["surfaceOp"] = op
         if draw(st.booleans()):
