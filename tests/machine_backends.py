@@ -579,9 +579,12 @@ class BackendMachine(RuleBasedStateMachine):
 
     # -- sessions ----------------------------------------------------------------------------
 
-    @initialize()
-    def first_session(self) -> None:
+    @initialize(data=st.data(), stored=st.booleans())
+    def first_session(self, data: st.DataObject, stored: bool) -> None:
+        """Session ``s1``, maybe stored already with a few turns (so every example has a log)."""
         self.create_session("s1", None, CREATED[0], None, None)
+        if stored:
+            self._append_batch(data, "turns")
 
     @rule(
         session_id=st.sampled_from(IDS),
@@ -630,14 +633,14 @@ class BackendMachine(RuleBasedStateMachine):
     def append_again(self, data: st.DataObject) -> None:
         self._append_batch(data)
 
-    def _append_batch(self, data: st.DataObject) -> None:
-        session_id = data.draw(st.sampled_from(self.known()))
+    def _append_batch(self, data: st.DataObject, shape: str | None = None) -> None:
+        session_id = "s1" if shape else data.draw(st.sampled_from(self.known()))
         if self.logs[session_id] is None and data.draw(st.integers(0, 3)):
             self.load_both(session_id, close_turn=data.draw(st.booleans()))
         log = self.logs[session_id]
         if log is None:
             log = []  # a blind guess at an unknown log: the batch is most likely out of place
-        shape = data.draw(st.sampled_from(SHAPES))
+        shape = shape or data.draw(st.sampled_from(SHAPES))
         rng = random.Random(data.draw(st.integers(0, 2**32 - 1)))
         batch = self.batch(session_id, log, shape, rng)
         what = f"append {shape} of {len(batch)} to {session_id!r} ({len(log)} stored)"

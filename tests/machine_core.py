@@ -657,7 +657,13 @@ class CoreMachine(RuleBasedStateMachine):
             else:
                 require(found is None, f"surface.node({probe!r}) should find nothing, found {found}")
             require((probe in surface) == inside, f"{probe!r} in surface should be {inside}")
-        for start, end in itertools.pairwise(probes):
+        ends = [*order[:1], *order[-1:], 0, 1]
+        pairs = [
+            *itertools.pairwise(probes),
+            *((b, e) for b in (True, False) for e in ends),
+            *((e, True) for e in ends),
+        ]
+        for start, end in pairs:
             got = shadowed(start, end)
             span = (
                 dsh_spec.shadowed(order, len(self.log), dsh_spec.Replace(start, end))

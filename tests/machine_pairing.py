@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule
 
 import dsh_spec
-from dsh_session import ToolPairingError, region_balanced, tool_pairing_balanced
+from dsh_session import ToolPairingError
+from dsh_session import tool_pairing as pairing
 from dsh_spec import Rejection
 from tests.machine_core import seq_probes
 from tests.machine_support import Twin, require, unguarded
@@ -86,7 +87,8 @@ class PairingMachine(RuleBasedStateMachine):
         nodes: Any = session.surface.nodes if as_nodes else session.surface
         probe = seq_probes(self.twin.order, len(log))
         cuts = [data.draw(probe) for _ in range(3)] + [None]
-        balanced, region = unguarded(tool_pairing_balanced), unguarded(region_balanced)
+        # looked up now, not at import: a planted variant (tests/mutants.py) is what runs
+        balanced, region = unguarded(pairing.tool_pairing_balanced), unguarded(pairing.region_balanced)
         for before in cuts:
             got = answer(balanced, nodes, session.events, before)
             want = spec_answer(dsh_spec.tool_pairing_balanced(log, before))

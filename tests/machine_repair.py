@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 import dsh_spec
 from dsh_session import InvalidEventError, Session, interrupted_turn_closers
@@ -40,6 +40,10 @@ class RepairMachine(RuleBasedStateMachine):
         self.twin = Twin("repair")
         self.turn: Any = 1
         self.step: Any = 1
+
+    @initialize(turn=NUMBERS)
+    def a_turn_is_open(self, turn: Any) -> None:
+        self.turn_start(turn, True)
 
     @invariant()
     def the_closers_agree(self) -> None:
@@ -81,6 +85,22 @@ class RepairMachine(RuleBasedStateMachine):
         content += [{"type": "tool-call", "id": call, "name": "t", "arguments": "{}"} for call in calls]
         data = fields(turn=self.turn, step=self.step if with_step else OMIT, content=content)
         self.twin.offer("assistant/message", data, "append")
+
+    @rule(calls=st.lists(CALL_IDS, min_size=1, max_size=3), started=st.lists(st.booleans(), min_size=3))
+    def calls_in_flight(self, calls: list[str], started: list[bool]) -> None:
+        self._calls_in_flight(calls, started)
+
+    @rule(calls=st.lists(CALL_IDS, min_size=1, max_size=3), started=st.lists(st.booleans(), min_size=3))
+    def more_calls_in_flight(self, calls: list[str], started: list[bool]) -> None:
+        self._calls_in_flight(calls, started)
+
+    def _calls_in_flight(self, calls: list[str], started: list[bool]) -> None:
+        """A reply with calls, and the ``tool/call`` of some of them: where a crash mid-tool strikes
+        (their closers name the ``tool/call`` as provenance)."""
+        self.assistant_calls(calls, with_step=True)
+        for call, made in zip(calls, started, strict=False):
+            if made:
+                self.tool_call(call)
 
     @rule(call=st.one_of(CALL_IDS, ODD_IDS))
     def tool_call(self, call: Any) -> None:

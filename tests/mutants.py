@@ -1,34 +1,56 @@
-"""Deliberately broken variants of the implementation, for proving the machine can see bugs.
+"""Deliberately broken variants of the implementation, for proving the machines can see bugs.
 
 Each mutant is a scoped patch of the real classes and modules (nothing in
 ``src`` is edited): entering :meth:`Mutant.active` installs the bug, leaving
-it restores the original. ``tests/test_mutants.py`` runs the state machine
-against each one and demands that it fails.
+it restores the original. Each names the machine that must catch it
+(``machine``: ``core``, a backend kind, ``repair``, ``pairing`` or
+``headers``); ``tests/test_mutants.py`` runs that machine against the mutant
+and demands that it fails, and runs the same search on the real
+implementation, which must pass.
+
+Where a patch can be built from the public API (a public method wrapped or
+re-implemented with public reads) it is, so that it survives a rewrite of the
+internals; ``docs/verification.md`` lists the ones that reach into internals.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Callable, Iterator
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
+import dsh_spec
 from dsh_session import (
+    EVENT_KEY_ORDER,
     Code,
+    CorruptStoreError,
+    DshSessionError,
+    IncompatibleStoreError,
     InvalidEventError,
+    JsonlBackend,
     MessageList,
+    PostgresBackend,
     Replace,
     Session,
     SurfaceManager,
+    ToolPairingError,
     _admission,
 )
 from dsh_session import projection as projection_module
+from dsh_session import repair as repair_module
+from dsh_session import request_header as request_header_module
 from dsh_session import session as session_module
+from dsh_session import tool_pairing as tool_pairing_module
 from dsh_session.event import LoggedEvent
 from dsh_session.json_value import decode, encode
+from dsh_session.persistence import _rows as rows_module
+from dsh_session.persistence import jsonl as jsonl_module
 
 
 @dataclass(frozen=True)
@@ -38,6 +60,7 @@ class Mutant:
     name: str
     bug: str
     plant: Callable[[pytest.MonkeyPatch], None]
+    machine: str = "core"
 
     @contextlib.contextmanager
     def active(self) -> Iterator[None]:
@@ -189,6 +212,213 @@ def _bool_is_int(patch: pytest.MonkeyPatch) -> None:
     patch.setattr(_admission, "_exact_int", exact_int)
 
 
+# -- the blind spots of issue 13: one variant each --------------------------------------------
+
+
+def _provenance_endpoints_only(patch: pytest.MonkeyPatch) -> None:
+    """Reaches into ``_admission`` (admit, _surface_op, MISSING) and ``SurfaceManager._span``."""
+    original = _admission.admit
+
+    def admit(
+        surface: SurfaceManager, seq: int, kind: Any, time: Any, data: Any, op: Any, refs: Any, **options: Any
+    ) -> Any:
+        try:
+            return original(surface, seq, kind, time, data, op, refs, **options)
+        except InvalidEventError as error:
+            if error.code is not Code.REPLACE_PROVENANCE_INCOMPLETE or refs is _admission.MISSING:
+                raise
+            replace = _admission._surface_op(op)
+            assert isinstance(replace, Replace)
+            span = surface._span(replace.start, replace.end)
+            assert isinstance(span, list)
+            given = list(refs)
+            if span[0] not in given or span[-1] not in given:
+                raise  # the ends are checked; what lies between them is not
+            event, shadowed = original(surface, seq, kind, time, data, op, [*given, *span], **options)
+        return dataclasses.replace(event, source_event_seqs=tuple(given)), shadowed
+
+    patch.setattr(_admission, "admit", admit)
+
+
+def _position_by_identity(patch: pytest.MonkeyPatch) -> None:
+    """Public API only: ``position`` walks ``seqs()`` and compares with ``is``."""
+
+    def position(self: SurfaceManager, seq: int) -> int:
+        index = 0
+        for node in self.seqs():
+            if node is seq:
+                return index
+            index += 1
+        return index
+
+    patch.setattr(SurfaceManager, "position", position)
+
+
+def _shadowed_takes_bools(patch: pytest.MonkeyPatch) -> None:
+    """Public API only: ``shadowed`` reads ``True`` as seq 1 (``isinstance`` for ``type() is``)."""
+    original = SurfaceManager.shadowed
+
+    def shadowed(self: SurfaceManager, start: int, end: int) -> Any:
+        return (
+            original(self, int(start), int(end)) if isinstance(start, int) and isinstance(end, int) else None
+        )
+
+    patch.setattr(SurfaceManager, "shadowed", shadowed)
+
+
+def _text(value: Any, number: Callable[[Any], str], keys: Callable[[list[str]], list[str]]) -> str:
+    """JSON text of a plain value with the given number spelling and key order."""
+    if value is None or value is True or value is False:
+        return json.dumps(value)
+    if isinstance(value, str):
+        return dsh_spec.js_string(value)
+    if isinstance(value, int | float):
+        return number(value)
+    if isinstance(value, list):
+        return "[" + ",".join(_text(item, number, keys) for item in value) + "]"
+    return (
+        "{"
+        + ",".join(dsh_spec.js_string(k) + ":" + _text(value[k], number, keys) for k in keys(list(value)))
+        + "}"
+    )
+
+
+#: The private writers these variants replace, by name: the JSONL line, the database JSON column.
+_LINE_WRITER = "event_line"
+_COLUMN_WRITER = "dumps"
+
+
+def _named(module: Any, name: str) -> Callable[[Any], str]:
+    """A module's private function, looked up by name (the patch fails loudly if it is gone)."""
+    function: Callable[[Any], str] = getattr(module, name)
+    return function
+
+
+def _python_number(value: int | float) -> str:
+    return repr(value) if type(value) is float else str(value)
+
+
+def _index_keys_as_strings(keys: list[str]) -> list[str]:
+    """Array-index keys first, but sorted as strings ("10" before "2")."""
+    indices = [k for k in keys if dsh_spec.json_value.is_array_index(k)]
+    return sorted(indices) + [k for k in keys if k not in indices]
+
+
+def _python_number_spelling(patch: pytest.MonkeyPatch) -> None:
+    """Patches ``persistence.jsonl.event_line`` (the JSONL line writer) by name."""
+    original = _named(jsonl_module, _LINE_WRITER)
+
+    def event_line(event: Any) -> str:
+        return _text(json.loads(original(event)), _python_number, dsh_spec.json_value.ordered_keys)
+
+    patch.setattr(jsonl_module, _LINE_WRITER, event_line)
+
+
+def _index_keys_in_string_order(patch: pytest.MonkeyPatch) -> None:
+    """Patches ``persistence._rows.dumps`` (the writer of the JSON columns) by name."""
+    original = _named(rows_module, _COLUMN_WRITER)
+
+    def dumps(value: Any) -> str:
+        return _text(json.loads(original(value)), dsh_spec.js_number, _index_keys_as_strings)
+
+    patch.setattr(rows_module, _COLUMN_WRITER, dumps)
+
+
+def _escaped_non_ascii(patch: pytest.MonkeyPatch) -> None:
+    """Patches ``persistence.jsonl.event_line`` by name: the same value, other bytes."""
+    original = _named(jsonl_module, _LINE_WRITER)
+
+    def escape(char: str) -> str:
+        units = char.encode("utf-16-le", "surrogatepass")
+        return "".join(
+            f"\\u{int.from_bytes(units[i : i + 2], 'little'):04x}" for i in range(0, len(units), 2)
+        )
+
+    def event_line(event: Any) -> str:
+        return "".join(char if char.isascii() else escape(char) for char in original(event))
+
+    patch.setattr(jsonl_module, _LINE_WRITER, event_line)
+
+
+def _refused_batch_keeps_a_prefix(patch: pytest.MonkeyPatch) -> None:
+    """Public API only: a refused batch stores the longest prefix that would pass."""
+    original = PostgresBackend.append
+
+    def append(self: PostgresBackend, session_id: str, events: Iterable[Any]) -> None:
+        batch = list(events)
+        try:
+            original(self, session_id, batch)
+        except DshSessionError:
+            for count in range(len(batch) - 1, 0, -1):
+                with contextlib.suppress(DshSessionError):
+                    original(self, session_id, batch[:count])
+                    break
+            raise
+
+    patch.setattr(PostgresBackend, "append", append)
+
+
+def _refused_load_cuts_the_file(patch: pytest.MonkeyPatch) -> None:
+    """Public API only: a load refused for a bad line cuts the log there before it raises."""
+    original = JsonlBackend.load
+
+    def load(self: JsonlBackend, session_id: str, *, close_turn: bool = True) -> Any:
+        try:
+            return original(self, session_id, close_turn=close_turn)
+        except (CorruptStoreError, IncompatibleStoreError) as error:
+            if error.path and os.path.isfile(error.path):
+                with open(error.path, "rb") as handle:
+                    lines = handle.read().split(b"\n")
+                keep = max((error.line or 1) - 1, 1)
+                with open(error.path, "wb") as handle:
+                    handle.write(b"".join(line + b"\n" for line in lines[:keep]))
+            raise
+
+    patch.setattr(JsonlBackend, "load", load)
+
+
+def _closers_in_append_order(patch: pytest.MonkeyPatch) -> None:
+    """Patches ``repair.CLOSER_KEY_ORDER`` by name: closers written ``sourceEventSeqs`` first."""
+    patch.setattr(repair_module, "CLOSER_KEY_ORDER", EVENT_KEY_ORDER)
+
+
+def _pairing_by_count(patch: pytest.MonkeyPatch) -> None:
+    """Public API only: the reference's rule -- results counted against calls, ids ignored."""
+
+    def tool_pairing_balanced(nodes: Iterable[Any], events: Any, before: Any = None) -> bool:
+        target = before if type(before) is int else None
+        open_calls = 0
+        for node in nodes:
+            if node.seq == target:
+                break
+            event = events[node.seq]
+            if event.type == "assistant/message":
+                open_calls += sum(1 for block in event.data["content"] if block.get("type") == "tool-call")
+            elif event.type == "tool/result":
+                if not open_calls:
+                    raise ToolPairingError(Code.TOOL_PAIRING_CORRUPT, f"result at {node.seq}", seq=node.seq)
+                open_calls -= 1
+        return open_calls == 0
+
+    patch.setattr(tool_pairing_module, "tool_pairing_balanced", tool_pairing_balanced)
+
+
+def _lax_delta_counts(patch: pytest.MonkeyPatch) -> None:
+    """Patches ``request_header._system_delta`` by name: ``true`` is 1, a negative count is 0."""
+    original = request_header_module._system_delta
+
+    def system_delta(raw: Any, seq: int | None) -> Any:
+        if isinstance(raw, Mapping):
+            raw = dict(raw)
+            for key in ("keepStart", "keepEnd"):
+                value = raw.get(key)
+                if isinstance(value, int):
+                    raw[key] = max(int(value), 0)
+        return original(raw, seq)
+
+    patch.setattr(request_header_module, "_system_delta", system_delta)
+
+
 MUTANTS = (
     Mutant("replace-off-by-one", "a replace shadows one node too few", _replace_off_by_one),
     Mutant("stale-derive-cache", "derive_messages keeps its cache across a replace", _stale_derive_cache),
@@ -216,4 +446,49 @@ MUTANTS = (
         _empty_assistant_projected,
     ),
     Mutant("bool-is-int", "True is taken as the integer 1 (endpoints, provenance, time)", _bool_is_int),
+    Mutant(
+        "provenance-endpoints-only",
+        "the provenance check looks only at the ends of the shadowed range",
+        _provenance_endpoints_only,
+    ),
+    Mutant("position-by-identity", "position() compares seqs with is, not ==", _position_by_identity),
+    Mutant("shadowed-takes-bools", "shadowed(0, True) answers a span", _shadowed_takes_bools),
+    Mutant(
+        "python-number-spelling",
+        "a JSONL line spells numbers as Python does (1e-07, 1e-06)",
+        _python_number_spelling,
+        "jsonl",
+    ),
+    Mutant(
+        "index-keys-in-string-order",
+        'a SQLite column puts array-index keys in string order ("10" before "2")',
+        _index_keys_in_string_order,
+        "sqlite",
+    ),
+    Mutant("escaped-non-ascii", "a JSONL line escapes non-ASCII characters", _escaped_non_ascii, "jsonl"),
+    Mutant(
+        "refused-batch-keeps-a-prefix",
+        "a refused PostgreSQL batch leaves its valid prefix stored",
+        _refused_batch_keeps_a_prefix,
+        "postgres",
+    ),
+    Mutant(
+        "refused-load-cuts-the-file",
+        "a JSONL load refused for a bad line cuts the log there",
+        _refused_load_cuts_the_file,
+        "jsonl",
+    ),
+    Mutant(
+        "closers-in-append-order",
+        "crash closers put sourceEventSeqs before surfaceOp",
+        _closers_in_append_order,
+        "repair",
+    ),
+    Mutant("pairing-by-count", "tool results pair with calls by count, not id", _pairing_by_count, "pairing"),
+    Mutant(
+        "lax-delta-counts",
+        "a header delta's keepStart/keepEnd may be true or negative",
+        _lax_delta_counts,
+        "headers",
+    ),
 )

@@ -31,7 +31,11 @@ import dsh_spec
 from dsh_session import Event, InvalidEventError, InvariantViolationError, Session, _admission
 from dsh_session.invariants import _Trace
 from dsh_spec import ABSENT, Code, Draft, Rejection, Trace
+from tests.support import THOROUGH
 from tests.test_invariants_fixtures import STRUCTURAL
+
+#: A stateful machine, or a check that one finds planted bugs: ``pytest -m machine`` runs them all.
+pytestmark = pytest.mark.machine
 
 #: Stands for a key left out of ``data``.
 OMIT: Any = object()
@@ -266,8 +270,8 @@ class LiveInvariantsMachine(RuleBasedStateMachine):
 
 
 MACHINE_SETTINGS = settings(
-    max_examples=40,
-    stateful_step_count=40,
+    max_examples=400 if THOROUGH else 40,
+    stateful_step_count=80 if THOROUGH else 40,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

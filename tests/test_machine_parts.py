@@ -11,6 +11,9 @@ from tests.machine_pairing import PairingMachine
 from tests.machine_repair import RepairMachine
 from tests.support import THOROUGH
 
+#: A stateful machine, or a check that one finds planted bugs: ``pytest -m machine`` runs them all.
+pytestmark = pytest.mark.machine
+
 SETTINGS = settings(
     max_examples=500 if THOROUGH else 40,
     stateful_step_count=60 if THOROUGH else 30,

@@ -20,6 +20,7 @@ each be caught; ``test_the_machine_catches_each_mutant`` checks that they are.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -51,10 +52,22 @@ from dsh_session import (
 )
 from dsh_session.js_json import dumps
 from tests.store_support import FIXED_TIME, assistant_data, fixed_clock, spec_events, user_data
+from tests.support import THOROUGH
+
+#: A stateful machine, or a check that one finds planted bugs: ``pytest -m machine`` runs them all.
+pytestmark = pytest.mark.machine
 
 IDS = [None, None, "a", "b", "session-1", "session-2"]
 CWDS = [None, "/w", "/w", "rel"]
-BOUNDARIES = st.one_of(st.none(), st.integers(-1, 14), st.just(0.5))
+#: Fork boundaries: seqs, and what a lax check takes for one (bools, integral floats, -0.0,
+#: huge ints, NaN and infinities) -- ``INVALID_BOUNDARY`` unless the spec reads it as a seq.
+BOUNDARIES = st.one_of(
+    st.none(),
+    st.integers(-1, 14),
+    st.sampled_from(
+        (0.5, True, False, 1.0, 3.0, -0.0, 2**53 - 1, 2**53, 2**53 + 1, 2**64, -(2**63), math.nan, math.inf)
+    ),
+)
 
 TOOL = {"name": "t", "description": "d", "parameters": {"type": "object"}}
 STEPS: list[tuple[str, dict[str, Any], str | None]] = [
@@ -482,8 +495,8 @@ def header_json(
 
 
 MACHINE_SETTINGS = settings(
-    max_examples=100,
-    stateful_step_count=30,
+    max_examples=1000 if THOROUGH else 100,
+    stateful_step_count=60 if THOROUGH else 30,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
