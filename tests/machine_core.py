@@ -685,7 +685,7 @@ class CoreMachine(RuleBasedStateMachine):
         except expected_error:
             note(f"mutation refused: {name}")
             return
-        except (KeyError, IndexError, ValueError) as error:
+        except (KeyError, IndexError, ValueError, TypeError) as error:  # sorting dicts: TypeError
             if expected_error is not _COPY:
                 got = type(error).__name__
                 raise Disagreement(f"{name}: raised {got}, not {expected_error.__name__}") from error

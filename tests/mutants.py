@@ -285,7 +285,7 @@ def _text(value: Any, number: Callable[[Any], str], keys: Callable[[list[str]], 
 
 #: The private writers these variants replace, by name: the JSONL line, the database JSON column.
 _LINE_WRITER = "event_line"
-_COLUMN_WRITER = "dumps"
+_COLUMN_WRITER = "payload_text"
 
 
 def _named(module: Any, name: str) -> Callable[[Any], str]:
@@ -315,13 +315,13 @@ def _python_number_spelling(patch: pytest.MonkeyPatch) -> None:
 
 
 def _index_keys_in_string_order(patch: pytest.MonkeyPatch) -> None:
-    """Patches ``persistence._rows.dumps`` (the writer of the JSON columns) by name."""
-    original = _named(rows_module, _COLUMN_WRITER)
+    """Patches ``persistence._rows.payload_text`` (what fills the ``data`` column) by name."""
+    original: Callable[[Any], bytes] = getattr(rows_module, _COLUMN_WRITER)
 
-    def dumps(value: Any) -> str:
-        return _text(json.loads(original(value)), dsh_spec.js_number, _index_keys_as_strings)
+    def payload_text(event: Any) -> bytes:
+        return _text(json.loads(original(event)), dsh_spec.js_number, _index_keys_as_strings).encode()
 
-    patch.setattr(rows_module, _COLUMN_WRITER, dumps)
+    patch.setattr(rows_module, _COLUMN_WRITER, payload_text)
 
 
 def _escaped_non_ascii(patch: pytest.MonkeyPatch) -> None:
