@@ -12,9 +12,11 @@ load *would* repair instead of doing it:
 - :func:`admit` -- the reading held to the seed's rules, with the closers a
   load would append: a :class:`Snapshot`.
 
+Both are built on the backends' public read-only mode (``read_only=True``):
 JSONL files are read under a shared ``flock`` (so never halfway through a
-write of this library); SQLite databases through a connection with
-``query_only`` set, which leaves the file and its directory as they were.
+write of this library); a SQLite database is opened ``immutable``, or -- when
+it has a pending WAL or journal -- read from a private copy, so that no byte
+and no file of the store changes (``sqlite_schema.connect_read_only``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,7 @@ from typing import Any
 from dsh_session.errors import Code
 from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence import JsonlBackend, SqliteBackend
-from dsh_session.persistence._base import BackendBase, Where, admit_stored, close_open_turn
+from dsh_session.persistence._base import Where, admit_stored, close_open_turn
 from dsh_session.persistence._codec import HOLE, header_from_json, parse_bytes
 from dsh_session.persistence._fast_freeze import Unusual, freeze_parsed
 from dsh_session.persistence._files import io_error, locked, read_all
@@ -45,7 +46,6 @@ from dsh_session.persistence.errors import (
 from dsh_session.persistence.jsonl_layout import SUFFIX
 from dsh_session.persistence.jsonl_scan import scan_log
 from dsh_session.persistence.sqlite import _SELECT_HEADER
-from dsh_session.persistence.sqlite_schema import _check_schema, _precheck
 
 __all__ = [
     "JsonlReader",
@@ -180,7 +180,7 @@ class JsonlReader:
     """The sessions of a JSONL root, read without changing it."""
 
     def __init__(self, root: str) -> None:
-        self.backend = JsonlBackend(root)  # writes nothing until asked to
+        self.backend = JsonlBackend(root, read_only=True)
         self.root = self.backend.root
 
     def read(self, session_id: str) -> Reading:
@@ -238,21 +238,11 @@ class SqliteReader(SqliteBackend):
     needs initialising is simply empty.
     """
 
-    def __init__(self, path: str) -> None:  # no super().__init__: that opens for writing
-        BackendBase.__init__(self)
-        self.path = os.path.abspath(path)
-        if not os.path.isfile(self.path):
-            raise StoreIOError(f"{self.path}: no such database file", path=self.path, errno=errno.ENOENT)
-        _precheck(self.path)
-        self._conn = _connect_read_only(self.path)
-        try:
-            self._empty = _check_schema(self._conn, self.path)
-        except BaseException:
-            self._conn.close()
-            raise
-
-    def _may_hold(self, session_id: str) -> bool:
-        return not self._empty
+    def __init__(self, path: str) -> None:
+        full = os.path.abspath(path)
+        if not os.path.isfile(full):
+            raise StoreIOError(f"{full}: no such database file", path=full, errno=errno.ENOENT)
+        super().__init__(full, read_only=True)
 
     def header_rows(self) -> list[tuple[str, PersistenceError | None]]:
         """Every session row's id, with what keeps its header from being read (another format
@@ -276,31 +266,6 @@ class SqliteReader(SqliteBackend):
             None,
             lambda index: Where(path, None, f"row seq {rows[index][0]}"),
         )
-
-
-def _connect_read_only(path: str) -> sqlite3.Connection:
-    """A connection that reads ``path`` and cannot write it.
-
-    Opened read-write (then ``query_only``) when the file allows it: a
-    read-only connection to a WAL database would leave ``-wal`` / ``-shm``
-    files behind, which a read-write one removes on close.
-    """
-    uri = Path(path).as_uri()
-    try:
-        conn = sqlite3.connect(uri + "?mode=rw", uri=True, isolation_level=None, timeout=LOCK_TIMEOUT)
-    except sqlite3.Error:
-        try:
-            conn = sqlite3.connect(uri + "?mode=ro", uri=True, isolation_level=None, timeout=LOCK_TIMEOUT)
-        except sqlite3.Error as error:
-            raise StoreIOError(f"opening {path} failed: {error}", path=path, errno=None) from None
-    try:
-        conn.execute("PRAGMA query_only = 1")
-    except sqlite3.Error as error:
-        conn.close()
-        raise CorruptStoreError(
-            Code.STORE_CORRUPT, f"{path} cannot be read as a SQLite database: {error}", path=path
-        ) from None
-    return conn
 
 
 # -- event lists ------------------------------------------------------------------------------------

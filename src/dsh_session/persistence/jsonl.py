@@ -68,12 +68,18 @@ class JsonlBackend(BackendBase):
 
     ``lock_timeout`` is how long (seconds) an operation waits for another
     process's lock on a log before failing with ``STORE_LOCKED``.
+    ``read_only=True`` makes a backend that changes no byte and no file under the
+    root: logs are opened for reading under a shared lock, a load returns the
+    repaired log without storing the repair, ``append`` raises ``STORE_IO``.
     """
 
-    def __init__(self, root: str | os.PathLike[str], *, lock_timeout: float = 5.0) -> None:
+    def __init__(
+        self, root: str | os.PathLike[str], *, lock_timeout: float = 5.0, read_only: bool = False
+    ) -> None:
         super().__init__()
         self.root = os.path.abspath(os.fspath(root))
         self.lock_timeout = lock_timeout
+        self.read_only = read_only
 
     def path_of(self, header: SessionHeader) -> str:
         """Where the log of ``header``'s session lives."""
@@ -97,6 +103,8 @@ class JsonlBackend(BackendBase):
         writable = True
         try:
             try:
+                if self.read_only:
+                    raise PermissionError(errno.EROFS, "opened read only")
                 fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
             except OSError as error:
                 if error.errno not in _READ_ONLY:
@@ -142,7 +150,7 @@ class JsonlBackend(BackendBase):
             return Loaded(header, events, admitter, _FileToken(path, scan.size, identity))
         closers = close_open_turn(events, admitter, close_turn)
         size = scan.committed
-        if size == scan.size and not closers:
+        if (size == scan.size and not closers) or self.read_only:
             return Loaded(header, events, admitter, _FileToken(path, size, identity))
         if not writable:
             raise StoreIOError(
@@ -167,6 +175,13 @@ class JsonlBackend(BackendBase):
         return Loaded(header, events, admitter, _FileToken(path, size, identity))
 
     def _write(self, state: Tracked, events: Sequence[Event]) -> _FileToken:
+        if self.read_only:
+            raise StoreIOError(
+                f"appending to session {state.header.id!r} under {self.root}: this backend was opened "
+                "read_only; open another one to write",
+                path=self.root,
+                errno=errno.EROFS,
+            )
         payload = "".join([event_line(event) + "\n" for event in events]).encode("utf-8")
         if not state.materialized:
             return self._publish(state.header, payload)

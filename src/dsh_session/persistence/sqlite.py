@@ -18,10 +18,11 @@ refused as damage instead of making the load delete every row.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import Event, SessionHeader
@@ -35,7 +36,15 @@ from dsh_session.persistence.errors import (
     StoreLockedError,
     UnrepresentableError,
 )
-from dsh_session.persistence.sqlite_schema import JOURNAL_MODES, corrupt, is_damage, open_database
+from dsh_session.persistence.sqlite_schema import (
+    JOURNAL_MODES,
+    check_schema,
+    connect_read_only,
+    corrupt,
+    is_damage,
+    open_database,
+    precheck,
+)
 
 __all__ = ["SqliteBackend"]
 
@@ -59,17 +68,48 @@ class SqliteBackend(BackendBase):
     another connection's lock before failing with ``STORE_LOCKED``. The
     database is opened and checked here: a foreign or other-version database
     raises at once (``STORE_SCHEMA_MISMATCH``) and is left untouched.
+
+    ``read_only=True`` makes a backend that changes no byte and no file of the
+    store (``sqlite_schema.connect_read_only``): a missing or empty database
+    reads as an empty store and is not created, a load returns the repaired log
+    without storing the repair, ``append`` raises ``STORE_IO``.
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], *, journal_mode: str = "wal", busy_timeout: float = 5.0
+        self,
+        path: str | os.PathLike[str],
+        *,
+        journal_mode: str = "wal",
+        busy_timeout: float = 5.0,
+        read_only: bool = False,
     ) -> None:
         super().__init__()
         if journal_mode not in JOURNAL_MODES:
             raise ValueError(f"journal_mode must be one of {', '.join(JOURNAL_MODES)}, got {journal_mode!r}")
         raw = os.fspath(path)
         self.path = raw if raw == ":memory:" else os.path.abspath(raw)
-        self._conn = open_database(self.path, journal_mode=journal_mode, busy_timeout=busy_timeout)
+        self.read_only = read_only
+        #: Read-only and there is no database (or an empty one) to read.
+        self._empty = False
+        self._release_read: Callable[[], None] | None = None
+        if read_only and self.path != ":memory:":
+            self._conn = self._open_read_only()
+        else:
+            self._conn = open_database(self.path, journal_mode=journal_mode, busy_timeout=busy_timeout)
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        path = self.path
+        if not os.path.exists(path) or os.path.getsize(path) == 0:
+            self._empty = True
+            return sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        precheck(path, create_dirs=False)
+        conn, self._release_read = connect_read_only(path)
+        try:
+            self._empty = check_schema(conn, path)
+        except BaseException:
+            self._release_read()
+            raise
+        return conn
 
     # -- hooks ----------------------------------------------------------------------------
 
@@ -84,7 +124,7 @@ class SqliteBackend(BackendBase):
                 raise self._unrepresentable(f"the event type {event.type!r} (seq {event.seq})")
 
     def _exists(self, session_id: str) -> bool:
-        if _SURROGATE.search(session_id):
+        if not self._may_hold(session_id):
             return False  # such an id can never have been stored
         with self._errors("looking up a session in"):
             return (
@@ -105,11 +145,18 @@ class SqliteBackend(BackendBase):
                 raise self._conflict(session_id, expect, len(rows))
             return Loaded(header, events, admitter, None)
         closers = close_open_turn(events, admitter, close_turn)
-        if preserved != len(rows) or closers:
+        if (preserved != len(rows) or closers) and not self.read_only:
             self._repair(session_id, rows, preserved, closers)
         return Loaded(header, events, admitter, None)
 
     def _write(self, state: Tracked, events: Sequence[Event]) -> None:
+        if self.read_only:
+            raise StoreIOError(
+                f"appending to session {state.header.id!r} in {self.path}: this backend was opened "
+                "read_only; open another one to write",
+                path=self.path,
+                errno=errno.EROFS,
+            )
         header = state.header
         session_id = header.id
         rows = [(session_id, *event_row(event)) for event in events]
@@ -137,6 +184,8 @@ class SqliteBackend(BackendBase):
             conn.executemany(_INSERT_EVENT, rows)
 
     def _headers(self) -> Iterator[SessionHeader]:
+        if self._empty:
+            return
         with self._errors("listing"):
             rows = self._conn.execute(_SELECT_HEADER).fetchall()
         for row in rows:
@@ -146,13 +195,16 @@ class SqliteBackend(BackendBase):
                 continue
 
     def _release(self) -> None:
-        self._conn.close()
+        if self._release_read is not None:
+            self._release_read()
+        else:
+            self._conn.close()
 
     # -- reading ---------------------------------------------------------------------------
 
     def _may_hold(self, session_id: str) -> bool:
         """Whether the database can hold a session of this id at all (else it is not looked up)."""
-        return not _SURROGATE.search(session_id)
+        return not self._empty and not _SURROGATE.search(session_id)
 
     def _read_session(self, session_id: str) -> tuple[SessionHeader, list[Row]]:
         """The session's header and its event rows (by seq), read in one snapshot; raises

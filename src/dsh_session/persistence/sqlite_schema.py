@@ -13,15 +13,30 @@ transaction.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
 from dsh_session.errors import Code
 from dsh_session.persistence._files import make_dirs
-from dsh_session.persistence.errors import CorruptStoreError, IncompatibleStoreError, StoreIOError
+from dsh_session.persistence.errors import (
+    CorruptStoreError,
+    IncompatibleStoreError,
+    StoreIOError,
+    StoreLockedError,
+)
 
-__all__ = ["JOURNAL_MODES", "SCHEMA_VERSION", "open_database"]
+__all__ = [
+    "JOURNAL_MODES",
+    "SCHEMA_VERSION",
+    "check_schema",
+    "connect_read_only",
+    "open_database",
+    "precheck",
+]
 
 #: The layout version this build reads and writes (``PRAGMA user_version``).
 SCHEMA_VERSION: Final = 4
@@ -77,9 +92,21 @@ _OBJECTS = "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%
 
 
 def open_database(path: str, *, journal_mode: str, busy_timeout: float) -> sqlite3.Connection:
-    """A connection to a checked (or freshly initialised) database at ``path`` (or ``:memory:``)."""
+    """A connection to a checked (or freshly initialised) database at ``path`` (or ``:memory:``).
+
+    An existing database is checked through a read-only connection first
+    (:func:`connect_read_only`), so one that is refused is left byte for byte as
+    it was, its ``-wal`` / ``-shm`` files included: a read-write connection would
+    checkpoint a pending WAL into the file when it closes.
+    """
     if path != ":memory:":
-        _precheck(path)
+        precheck(path)
+        if os.path.exists(path) and os.path.getsize(path) > 0:
+            conn, release = connect_read_only(path)
+            try:
+                check_schema(conn, path)
+            finally:
+                release()
     uri = "file::memory:" if path == ":memory:" else Path(path).as_uri() + "?mode=rwc"
     try:
         conn = sqlite3.connect(
@@ -88,7 +115,7 @@ def open_database(path: str, *, journal_mode: str, busy_timeout: float) -> sqlit
     except sqlite3.Error as error:
         raise _io(path, "opening", error) from None
     try:
-        fresh = _check_schema(conn, path)
+        fresh = check_schema(conn, path)
         conn.execute(f"PRAGMA journal_mode = {journal_mode}")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA synchronous = FULL")
@@ -105,11 +132,79 @@ def open_database(path: str, *, journal_mode: str, busy_timeout: float) -> sqlit
     return conn
 
 
-def _precheck(path: str) -> None:
+def connect_read_only(path: str) -> tuple[sqlite3.Connection, Callable[[], None]]:
+    """A connection that reads the database at ``path`` and changes no byte and no file of it,
+    and the call that releases it.
+
+    Without a pending ``-wal`` or ``-journal`` the file is opened ``immutable``
+    (SQLite then writes nothing, not even a ``-shm``). With one, a read-only
+    connection would still rewrite the ``-shm`` index and a read-write one would
+    checkpoint on close, so the database and its journal are copied into a
+    private directory and the copy is read (the copy recovers, the store does
+    not); a file that keeps changing while it is copied is ``STORE_LOCKED``.
+    """
+    pending = [path + suffix for suffix in ("-wal", "-journal") if _size(path + suffix)]
+    try:
+        if not pending:
+            conn = sqlite3.connect(
+                Path(path).as_uri() + "?mode=ro&immutable=1",
+                uri=True,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            return conn, conn.close
+        copy_dir = tempfile.mkdtemp(prefix="dsh-session-read-")
+        copy = os.path.join(copy_dir, "store.db")
+        try:
+            _snapshot([path, *pending], copy)
+            conn = sqlite3.connect(copy, isolation_level=None, check_same_thread=False)
+        except BaseException:
+            shutil.rmtree(copy_dir, ignore_errors=True)
+            raise
+    except sqlite3.Error as error:
+        raise _io(path, "opening (read only)", error) from None
+
+    def release() -> None:
+        conn.close()
+        shutil.rmtree(copy_dir, ignore_errors=True)
+
+    return conn, release
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _snapshot(files: list[str], copy: str) -> None:
+    """Copy the database and its pending journal to ``copy`` (+ suffix), the same on both sides."""
+    for _attempt in range(5):
+        before = [_identity(name) for name in files]
+        for name in files:
+            shutil.copyfile(name, copy + name[len(files[0]) :])
+        if [_identity(name) for name in files] == before:
+            return
+    raise StoreLockedError(
+        Code.STORE_LOCKED,
+        f"{files[0]} kept changing while it was read; another process is writing it -- retry later",
+        path=files[0],
+    )
+
+
+def _identity(path: str) -> tuple[int, int, int]:
+    info = os.stat(path)
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def precheck(path: str, *, create_dirs: bool = True) -> None:
     """Refuse a file that is not a SQLite database or is at another version, without opening it."""
     try:
         info = os.stat(path)
     except FileNotFoundError:
+        if not create_dirs:
+            return
         try:
             make_dirs(os.path.dirname(path))
         except OSError as error:
@@ -140,7 +235,7 @@ def _precheck(path: str) -> None:
         raise _mismatch(path, f"has schema version {version}")
 
 
-def _check_schema(conn: sqlite3.Connection, path: str) -> bool:
+def check_schema(conn: sqlite3.Connection, path: str) -> bool:
     """Check the layout (reading only); True when the database is empty and must be initialised.
     A database that cannot be read (damaged pages, schema text that is not UTF-8) is
     ``STORE_CORRUPT``."""
@@ -206,7 +301,7 @@ def _initialise(conn: sqlite3.Connection, path: str) -> None:
     """Create the layout in one transaction (another process may be doing the same)."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        if _check_schema(conn, path):
+        if check_schema(conn, path):
             conn.execute(_SESSIONS_DDL)
             conn.execute(_EVENTS_DDL)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
