@@ -100,7 +100,14 @@ class ObserverError(DshSessionError):
 
 
 def _log_observer_error(error: ObserverError) -> None:
-    _log.error("%s", error, exc_info=error.__cause__)
+    """The default report of a failed notification (a failed automatic flush, say): one line with
+    the code on the ``dsh_session.store`` logger; the traceback only when that logger is set to
+    ``DEBUG`` (``logging.getLogger("dsh_session").setLevel(logging.DEBUG)``)."""
+    cause = error.__cause__ if _log.isEnabledFor(logging.DEBUG) else None
+    what = "session_created" if error.seq is None else f"session_event for seq {error.seq}"
+    reasons = "; ".join(f"{type(observer).__name__}: {failure}" for observer, failure in error.failures)
+    line = f'[{error.code}] {what} of session "{error.session_id}" failed: {reasons}'
+    _log.error("%s", " ".join(line.split()), exc_info=cause)
 
 
 def _check_cwd(sid: str, cwd: str | None) -> None:

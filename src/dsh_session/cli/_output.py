@@ -14,10 +14,11 @@ from typing import Any, Literal
 
 import click
 from rich.console import Console
+from rich.markup import escape as _markup_escape
 
 from dsh_session.js_json import dumps
 
-__all__ = ["Output", "output", "render_content", "visible"]
+__all__ = ["Output", "controls", "escape", "output", "render_content", "visible"]
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -69,9 +70,27 @@ def output(no_color: bool) -> Output:
     return Output(no_color=no_color or global_no_color)
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_TERMINAL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def controls(text: str) -> str:
+    """``text`` with its control characters (ESC, newlines, C1, U+2028/2029) written as escapes."""
+    return _CONTROL.sub(lambda found: found.group().encode("unicode_escape").decode(), text)
+
+
+def escape(text: str) -> str:
+    """``text`` (a session id, a path, a type) safe to print in rich markup: markup escaped, and
+    control characters -- ESC, newlines, C1, line and paragraph separators -- written as their
+    escapes (``\\x1b``, ``\\n``), so a hostile id cannot drive the terminal or fake a line."""
+    return _markup_escape(controls(text))
+
+
 def visible(text: str) -> str:
     """``text`` printable in UTF-8: a lone surrogate (which JSON strings may hold) is written as
-    its ``\\udXXX`` escape, as JSON text spells it."""
+    its ``\\udXXX`` escape, as JSON text spells it, and control characters that drive a terminal
+    (ESC, BEL, CR, C1, ...; not newline and tab, which the output lays itself out with) as theirs."""
+    text = _TERMINAL.sub(lambda found: found.group().encode("unicode_escape").decode(), text)
     if text.isascii():
         return text
     return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)

@@ -161,6 +161,7 @@ class _JsonlRoot(Source):
     def __init__(self, path: str) -> None:
         super().__init__(path)
         self.reader = JsonlReader(path)
+        self._writer: JsonlBackend | None = None
 
     def read(self, session_id: str) -> Reading:
         return self.reader.read(session_id)
@@ -224,7 +225,10 @@ class _JsonlRoot(Source):
         return f"not a JSONL root (no cwd-<hash>/ or {NO_CWD}/ directory)"
 
     def backend(self, command: str) -> SessionBackend:
-        return self.reader.backend
+        """A backend that writes (the reader's is read-only), made once."""
+        if self._writer is None:
+            self._writer = JsonlBackend(self.reader.root)
+        return self._writer
 
 
 class _JsonlFile(Source):

@@ -25,7 +25,6 @@ from collections.abc import Iterable
 from typing import Any
 
 import click
-from rich.markup import escape
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
 from dsh_session.cli._app import main
@@ -40,7 +39,7 @@ from dsh_session.cli._options import (
     to_backend_option,
     to_pg_schema_option,
 )
-from dsh_session.cli._output import Output, output
+from dsh_session.cli._output import Output, escape, output
 from dsh_session.cli._readonly import admit
 from dsh_session.cli._resolve import Source, open_target, shown
 from dsh_session.cli._sessions import Unreadable, report, to_act_on

@@ -7,12 +7,10 @@ crash left open.
 
 from __future__ import annotations
 
-from rich.markup import escape
-
 from dsh_session.cli._app import main
 from dsh_session.cli._common import note_repair, read_snapshot, seeded
 from dsh_session.cli._options import view_options
-from dsh_session.cli._output import output, render_content
+from dsh_session.cli._output import escape, output, render_content
 
 __all__ = ["derive"]
 

@@ -17,11 +17,11 @@ should writing the child into it fail (a PostgreSQL schema is left).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 import click
-from rich.markup import escape
 
 from dsh_session.cli._app import main
 from dsh_session.cli._common import opened, snapshot
@@ -36,7 +36,7 @@ from dsh_session.cli._options import (
     to_backend_option,
     to_pg_schema_option,
 )
-from dsh_session.cli._output import output
+from dsh_session.cli._output import escape, output
 from dsh_session.cli._resolve import open_target, remove_new_target, shown, target_is_new
 from dsh_session.errors import Code
 from dsh_session.event import Event, SessionHeader
@@ -83,6 +83,12 @@ def fork(
         fail("--to-pg-schema names the schema of --to DST; give --to as well")
     if child_id == "":
         fail("--child: a session id cannot be empty")
+    if child_id is not None and re.search("[\ud800-\udfff]", child_id):
+        fail(
+            f"--child {child_id.encode('utf-8', 'backslashreplace').decode()}: the id holds a lone "
+            "surrogate (bytes that are not UTF-8); no store can name it faithfully -- choose another",
+            code=Code.INVALID_HEADER,
+        )
     with opened(path, backend, session_id, schema=pg_schema) as source:
         snap = snapshot(source, session_id)
         header = snap.header

@@ -17,14 +17,13 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from dsh_session.cli._app import main
 from dsh_session.cli._common import read_snapshot, seeded
 from dsh_session.cli._options import view_options
-from dsh_session.cli._output import output, visible
+from dsh_session.cli._output import controls, escape, output, visible
 from dsh_session.cli._readonly import Snapshot
 from dsh_session.cli._resolve import shown
 from dsh_session.event import Event, Replace
@@ -52,7 +51,7 @@ def inspect(
         out.json(summary)
         return
     table = Table(
-        show_header=False, box=None, title=Text(visible(f"session {summary['id']}")), title_justify="left"
+        show_header=False, box=None, title=Text(visible(f"session {controls(summary['id'])}")), title_justify="left"
     )
     table.add_column(style="bold")
     table.add_column()

@@ -22,7 +22,6 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from rich.markup import escape
 
 from dsh_session.cli._app import main
 from dsh_session.cli._common import opened
@@ -35,7 +34,7 @@ from dsh_session.cli._options import (
     path_argument,
     pg_schema_option,
 )
-from dsh_session.cli._output import Output, output
+from dsh_session.cli._output import Output, escape, output
 from dsh_session.cli._readonly import admit
 from dsh_session.cli._sessions import Unreadable, report, to_act_on
 from dsh_session.errors import Code, DshSessionError

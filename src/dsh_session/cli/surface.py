@@ -15,7 +15,7 @@ from rich.text import Text
 from dsh_session.cli._app import main
 from dsh_session.cli._common import note_repair, read_snapshot, seeded
 from dsh_session.cli._options import view_options
-from dsh_session.cli._output import output, render_content, visible
+from dsh_session.cli._output import controls, output, render_content, visible
 from dsh_session.cli._surface import shadowed_by_replace
 from dsh_session.event import Replace
 
@@ -67,7 +67,7 @@ def surface(
         )
         return
     table = Table(
-        title=Text(visible(f"surface of {session.id} ({len(nodes)} nodes, generation {generation})"))
+        title=Text(visible(f"surface of {controls(session.id)} ({len(nodes)} nodes, generation {generation})"))
     )
     for name in ("seq", "type", "prev", "next", "op"):
         table.add_column(name, no_wrap=True, min_width=len(name))

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import click
-from rich.markup import escape
 
 from dsh_session.cli._app import main
 from dsh_session.cli._errors import FAILED, FOUND, OK, CliError, error_line, one_line
@@ -37,7 +36,7 @@ from dsh_session.cli._options import (
     path_argument,
     pg_schema_option,
 )
-from dsh_session.cli._output import Output, output
+from dsh_session.cli._output import Output, escape, output
 from dsh_session.cli._readonly import Reading, as_parsed
 from dsh_session.cli._resolve import Source, require_store, resolve, shown
 from dsh_session.cli._rules import rule_of
