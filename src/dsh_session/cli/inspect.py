@@ -51,7 +51,10 @@ def inspect(
         out.json(summary)
         return
     table = Table(
-        show_header=False, box=None, title=Text(visible(f"session {controls(summary['id'])}")), title_justify="left"
+        show_header=False,
+        box=None,
+        title=Text(visible(f"session {controls(summary['id'])}")),
+        title_justify="left",
     )
     table.add_column(style="bold")
     table.add_column()

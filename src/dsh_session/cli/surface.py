@@ -67,7 +67,9 @@ def surface(
         )
         return
     table = Table(
-        title=Text(visible(f"surface of {controls(session.id)} ({len(nodes)} nodes, generation {generation})"))
+        title=Text(
+            visible(f"surface of {controls(session.id)} ({len(nodes)} nodes, generation {generation})")
+        )
     )
     for name in ("seq", "type", "prev", "next", "op"):
         table.add_column(name, no_wrap=True, min_width=len(name))
