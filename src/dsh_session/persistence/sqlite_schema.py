@@ -102,11 +102,7 @@ def open_database(path: str, *, journal_mode: str, busy_timeout: float) -> sqlit
     if path != ":memory:":
         precheck(path)
         if os.path.exists(path) and os.path.getsize(path) > 0:
-            conn, release = connect_read_only(path)
-            try:
-                check_schema(conn, path)
-            finally:
-                release()
+            _refuse_read_only(path)
     uri = "file::memory:" if path == ":memory:" else Path(path).as_uri() + "?mode=rwc"
     try:
         conn = sqlite3.connect(
@@ -132,6 +128,25 @@ def open_database(path: str, *, journal_mode: str, busy_timeout: float) -> sqlit
     return conn
 
 
+def _refuse_read_only(path: str) -> None:
+    """Raise the refusal (another layout or version) that a read-only look at ``path`` finds.
+
+    What such a look cannot tell -- a copy torn by a writer checkpointing at that
+    moment, a database that kept changing -- is left to the read-write check,
+    which reads under SQLite's own locks.
+    """
+    try:
+        conn, release = connect_read_only(path)
+    except (CorruptStoreError, StoreLockedError, StoreIOError):
+        return
+    try:
+        check_schema(conn, path)
+    except (CorruptStoreError, StoreIOError):
+        return
+    finally:
+        release()
+
+
 def connect_read_only(path: str) -> tuple[sqlite3.Connection, Callable[[], None]]:
     """A connection that reads the database at ``path`` and changes no byte and no file of it,
     and the call that releases it.
@@ -143,32 +158,36 @@ def connect_read_only(path: str) -> tuple[sqlite3.Connection, Callable[[], None]
     private directory and the copy is read (the copy recovers, the store does
     not); a file that keeps changing while it is copied is ``STORE_LOCKED``.
     """
-    pending = [path + suffix for suffix in ("-wal", "-journal") if _size(path + suffix)]
-    try:
-        if not pending:
-            conn = sqlite3.connect(
-                Path(path).as_uri() + "?mode=ro&immutable=1",
-                uri=True,
-                isolation_level=None,
-                check_same_thread=False,
-            )
-            return conn, conn.close
-        copy_dir = tempfile.mkdtemp(prefix="dsh-session-read-")
-        copy = os.path.join(copy_dir, "store.db")
+    for _attempt in range(8):
+        pending = [path + suffix for suffix in ("-wal", "-journal") if _size(path + suffix)]
         try:
-            _snapshot([path, *pending], copy)
+            if not pending:
+                conn = sqlite3.connect(
+                    Path(path).as_uri() + "?mode=ro&immutable=1",
+                    uri=True,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+                return conn, conn.close
+            copy_dir = tempfile.mkdtemp(prefix="dsh-session-read-")
+            copy = os.path.join(copy_dir, "store.db")
+            if not _snapshot([path, *pending], copy):
+                shutil.rmtree(copy_dir, ignore_errors=True)
+                continue  # a writer checkpointed or wrote meanwhile: look again
             conn = sqlite3.connect(copy, isolation_level=None, check_same_thread=False)
-        except BaseException:
+        except sqlite3.Error as error:
+            raise _io(path, "opening (read only)", error) from None
+
+        def release(conn: sqlite3.Connection = conn, copy_dir: str = copy_dir) -> None:
+            conn.close()
             shutil.rmtree(copy_dir, ignore_errors=True)
-            raise
-    except sqlite3.Error as error:
-        raise _io(path, "opening (read only)", error) from None
 
-    def release() -> None:
-        conn.close()
-        shutil.rmtree(copy_dir, ignore_errors=True)
-
-    return conn, release
+        return conn, release
+    raise StoreLockedError(
+        Code.STORE_LOCKED,
+        f"{path} kept changing while it was read; another process is writing it -- retry later",
+        path=path,
+    )
 
 
 def _size(path: str) -> int:
@@ -178,19 +197,16 @@ def _size(path: str) -> int:
         return 0
 
 
-def _snapshot(files: list[str], copy: str) -> None:
-    """Copy the database and its pending journal to ``copy`` (+ suffix), the same on both sides."""
-    for _attempt in range(5):
+def _snapshot(files: list[str], copy: str) -> bool:
+    """Copy the database and its pending journal to ``copy`` (+ suffix); False when one of them
+    changed or vanished meanwhile (the copy is then not one state of the store)."""
+    try:
         before = [_identity(name) for name in files]
         for name in files:
             shutil.copyfile(name, copy + name[len(files[0]) :])
-        if [_identity(name) for name in files] == before:
-            return
-    raise StoreLockedError(
-        Code.STORE_LOCKED,
-        f"{files[0]} kept changing while it was read; another process is writing it -- retry later",
-        path=files[0],
-    )
+        return [_identity(name) for name in files] == before
+    except FileNotFoundError:
+        return False
 
 
 def _identity(path: str) -> tuple[int, int, int]:
