@@ -1,9 +1,25 @@
-// W1 (bench/workload-w1.md) against the TypeScript reference's Session, timed as
-// bench/workload.py times the implementation. This file is ours; it imports the
-// reference from a checkout that setup.sh lays OUTSIDE this repository.
-//   node w1.mjs T plain|compact   -> one JSON line (seconds; digests as in W1)
+// W1 (bench/workload-w1.md) against the TypeScript original's Session, timed as
+// bench/workload.py times the implementation. This file is ours; the original is loaded at run
+// time from a checkout the user gives (toninfo/deepseek-harness at 3fe196a751), its TypeScript
+// sources run as they are (Node 22 or later):
+//
+//   node --experimental-transform-types bench/reference/w1.ts CHECKOUT DEPS T plain|compact
+//
+// DEPS is a directory whose node_modules holds the original's npm dependencies (cordis,
+// schemastery). Package names resolve through the conformance adapter's hooks.mjs.
+// Prints one JSON line (seconds; digests as in W1).
 import { createHash } from 'node:crypto'
-import { Session } from './packages/core/session/src/index.ts'
+import { register } from 'node:module'
+import { resolve } from 'node:path'
+
+const [checkout, deps, turnsArg, modeArg] = process.argv.slice(2)
+if (!checkout || !deps || !(Number(turnsArg) > 0) || (modeArg !== 'plain' && modeArg !== 'compact')) {
+  console.error('usage: node --experimental-transform-types w1.ts CHECKOUT DEPS T plain|compact')
+  process.exit(2)
+}
+const HOOKS = new URL('../../conformance/adapters/typescript-reference/hooks.mjs', import.meta.url)
+register(HOOKS, { data: { checkout: resolve(checkout), deps: resolve(deps) } })
+const { Session } = await import('@deepseek-ai/dsh-session')
 
 type Step = [string, any, any?, number[]?]
 
@@ -78,9 +94,4 @@ function run(turns: number, mode: string) {
   }
 }
 
-const [turns, mode] = [Number(process.argv[2]), process.argv[3]]
-if (!(turns > 0) || (mode !== 'plain' && mode !== 'compact')) {
-  console.error('usage: node w1.mjs T plain|compact')
-  process.exit(2)
-}
-console.log(JSON.stringify(run(turns, mode)))
+console.log(JSON.stringify(run(Number(turnsArg), modeArg)))
