@@ -2,6 +2,7 @@
 
     python bench/scaling.py                   # history lengths 1 000, 10 000, 100 000
     python bench/scaling.py --sizes 1000 10000 --json
+    python bench/scaling.py --sizes 300 3000 30000 300000   # about 1.3k to 1.3M events (~1 GB resident)
 
 For each history length L (the number of surface nodes, so of messages; the log
 behind it is W1 plain turns, 13 events per 3 nodes) it measures, as medians of
@@ -18,7 +19,8 @@ The cost model says the first three are flat in L: append O(1) amortized,
 derive O(new nodes), replace O(k). The ratios cost(L) / cost(smallest L) make
 that visible; 1.0 is flat. Derive after a replace re-links every cached message
 (no event is projected again), so it is O(L) by design and reported for
-information.
+information. The resident memory after each build and the run's peak are
+reported beside the figures (one history is kept at a time).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import gc
 import json
 import os
 import platform
+import resource
 import statistics
 import sys
 import time
@@ -64,6 +67,20 @@ def build(length: int) -> tuple[Session, int]:
 
 def user(text: str) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "source": {"kind": "user"}}
+
+
+def rss_mib() -> float | None:
+    """The process's resident set size now, in MiB (Linux; ``None`` elsewhere)."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def peak_rss_mib() -> float:
+    """The process's peak resident set size so far, in MiB (``ru_maxrss`` is in KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def median_ns(samples: list[int]) -> float:
@@ -153,11 +170,12 @@ def run(sizes: Sequence[int], ks: Sequence[int], repeat: int, log: Callable[[str
         log(f"building a history of {length} messages ...")
         session, next_turn = build(length)
         gc.collect()
-        row: dict[str, Any] = {"history": length, "events": session.seq}
+        row: dict[str, Any] = {"history": length, "events": session.seq, "rss_built_mib": rss_mib()}
         row["append_ns"], next_turn = measure_append(session, next_turn, repeat)
         row["derive_ns"] = measure_derive(session, repeat)
         for k in ks:
             row[f"replace_{k}_ns"], row[f"derive_after_replace_{k}_ns"] = measure_replace(session, k, repeat)
+        row["peak_rss_mib"] = peak_rss_mib()
         rows.append(row)
         del session
         gc.collect()
@@ -182,16 +200,25 @@ def print_table(info: dict[str, Any], result: dict[str, Any]) -> None:
         f"Scaling on Python {info['python']}, {info['cpus']} CPUs; medians of {info['repeat']} samples, in us"
     )
     metrics = [key for key in rows[0] if key.endswith("_ns")]
-    head = f"{'':26}" + "".join(f"{row['history']:>12}" for row in rows)
+    head = f"{'':32}" + "".join(f"{row['history']:>12}" for row in rows)
     head += "".join(f"{'x' + str(r['history']) + '/' + str(rows[0]['history']):>14}" for r in ratios)
     print(head)
     print("-" * len(head))
     for key in metrics:
         model = "O(L)" if key.startswith("derive_after") else "flat"
-        line = f"{label(key) + ' (' + model + ')':26}" + "".join(f"{row[key] / 1000:>12.2f}" for row in rows)
+        line = f"{label(key) + ' (' + model + ')':32}" + "".join(f"{row[key] / 1000:>12.2f}" for row in rows)
         line += "".join(f"{r[key]:>14.2f}" for r in ratios)
         print(line)
     print(f"\n(events in the log at each length: {', '.join(str(row['events']) for row in rows)})")
+    rss = ", ".join("?" if row["rss_built_mib"] is None else f"{row['rss_built_mib']:.0f}" for row in rows)
+    print(
+        f"(resident memory after building each history, MiB: {rss}; peak {rows[-1]['peak_rss_mib']:.0f} MiB)"
+    )
+    derive = [row["derive_ns"] for row in rows]
+    print(
+        f"derive per step, largest / smallest over the lengths: x{max(derive) / min(derive):.2f}"
+        f" (flat: near 1; the cost model says O(new nodes))"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
