@@ -36,6 +36,8 @@ class Tamper:
     """Direct access to a backend's storage, bypassing the backend."""
 
     durable = True
+    #: Whether a crash can tear the store's last record (a JSONL line; never a database row).
+    tears = False
 
     def tear_tail(self, session_id: str) -> None:
         """Leave what a crash mid-write leaves: a partial record after the last one."""
@@ -113,6 +115,8 @@ def memory_env(_tmp: Path) -> Env:
 
 
 class JsonlTamper(Tamper):
+    tears = True
+
     def __init__(self, root: Path) -> None:
         self.root = root
 

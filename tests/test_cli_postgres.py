@@ -331,19 +331,16 @@ def test_the_read_commands_show_on_postgres_what_they_show_on_the_jsonl_original
 def test_a_crashed_session_is_read_as_stored_and_changed_only_by_repair(
     case: str, tmp_path: Path, db: Db
 ) -> None:
-    """The reference's crashed rows, plus a row torn mid-write after them, in PostgreSQL and in
-    the SQLite original: the read commands say what a load would repair -- the same on both --
-    and change nothing; ``repair`` then leaves the rows the reference's repair left."""
+    """The reference's crashed rows, in PostgreSQL and in the SQLite original (a database row is
+    never torn: the crash left an open turn, nothing to cut): the read commands say what a load
+    would repair -- the same on both -- and change nothing; ``repair`` then leaves the rows the
+    reference's repair left."""
     folder = copy_case(case, tmp_path)
     original = folder / "sqlite" / "session.db"
     sessions, events = sqlite_rows(original)
     (sid,) = {row[0] for row in events}
-    torn = (sid, len(events), "assistant/chunk", events[-1][3], '{"turn":', None, None)
-    with sqlite3.connect(original) as conn:
-        conn.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?)", torn)
-    conn.close()
     schema = new_schema()
-    put_rows(db, schema, sessions, [*events, torn])
+    put_rows(db, schema, sessions, events)
     stored, closers, cut = CRASH[case]
     assert (stored, cut) == (len(events), 0)  # the facts of INDEX.md: no torn row of its own
     before = db.state()
@@ -356,14 +353,14 @@ def test_a_crashed_session_is_read_as_stored_and_changed_only_by_repair(
     (result,) = validated["sessions"]
     assert (result["events"], result["repair"]) == (
         stored,
-        {"cutRecords": 1, "cutBytes": None, "closers": closers},
+        {"cutRecords": 0, "cutBytes": None, "closers": closers},
     )
     shown = run("inspect", db.url(), "--pg-schema", schema)
     assert f"dsh-session repair {db.shown()} --pg-schema {schema}" in shown.stdout
     assert db.state() == before
     repaired = ok(run("repair", db.url(), "--pg-schema", schema, "--json"), db.server.password)
     (item,) = repaired.json()["sessions"]
-    assert (item["repaired"], item["cutRecords"], len(item["closers"])) == (True, 1, closers)
+    assert (item["repaired"], item["cutRecords"], len(item["closers"])) == (True, 0, closers)
     _, reference = sqlite_rows(folder / "repaired" / "sqlite" / "session.db")
     assert pg_event_rows(db, schema) == reference
     with PostgresBackend(db.dsn(), schema=schema) as backend:

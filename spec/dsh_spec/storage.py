@@ -65,12 +65,14 @@ NO_CWD_BUCKET = "_no-cwd"
 _LITERAL = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 
 
-def preserved_prefix(records: Sequence[object]) -> int | Rejection:
+def preserved_prefix(records: Sequence[object], *, tearable: bool = True) -> int | Rejection:
     """How many leading records a load keeps, or why the log is refused.
 
     ``records`` are the parsed JSON values of the stored records in order,
     :data:`HOLE` for one that did not parse, :data:`TOO_DEEP` for one whose text
-    nests too deep to be read.
+    nests too deep to be read. ``tearable`` is false for a database's rows: a
+    transaction stores a row whole or not at all, so no crash tears one, and a
+    hole or gap anywhere is damage (``STORE_CORRUPT``) -- nothing is ever cut.
     """
     last_turn_end = -1
     for index, record in enumerate(records):
@@ -85,11 +87,13 @@ def preserved_prefix(records: Sequence[object]) -> int | Rejection:
             problem = f"is not the event with seq {index}"
         else:
             continue
-        if index <= last_turn_end:
+        if index <= last_turn_end or not tearable:
             return Rejection(
                 Code.STORE_CORRUPT,
                 index,
-                f"record {index} {problem}, before the turn/end at record {last_turn_end}",
+                f"record {index} {problem}, before the turn/end at record {last_turn_end}"
+                if index <= last_turn_end
+                else f"row {index} {problem}: a database row is never torn",
             )
         for later in range(index, len(records)):  # what would be cut: nothing too deep
             if records[later] is TOO_DEEP or too_deep_at(records[later], RECORD_DEPTH) is not None:

@@ -645,7 +645,7 @@ class SqliteModel(ModelBackend):
         if rows and rows[0][0] < 0:
             raise refuse(Code.STORE_CORRUPT, "a row with a negative seq")
         records = [_row_record(row) for row in rows]
-        keep = preserved_prefix(records)
+        keep = preserved_prefix(records, tearable=False)
         if isinstance(keep, Rejection):
             raise refuse(keep.code, keep.message)
         events = events_of(records[:keep])

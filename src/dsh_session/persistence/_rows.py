@@ -71,9 +71,11 @@ def scan_rows(rows: Sequence[Row], records: Sequence[Any], where: str) -> int:
     """How many leading rows a load keeps (``dsh_spec.storage.preserved_prefix``).
 
     ``rows`` come sorted by seq; ``records`` are their :func:`row_record` values.
-    A row that does not parse, or is not the next event, *after* the last
-    readable ``turn/end`` is where a crash tore the log: it and the rows after it
-    are cut. Before it, that is damage to committed data: ``STORE_CORRUPT``.
+    A database stores a row whole or not at all (one transaction per batch), so
+    no crash tears its log: a row that does not parse, or is not the next event,
+    is damage wherever it is -- ``STORE_CORRUPT``, nothing is cut (the reference
+    deletes such rows after the last ``turn/end``, acknowledged ones included:
+    ``docs/deviations.md`` P5).
     """
     kept: list[Any] = []
     _scan(rows, where, records.__getitem__, kept.append, None)
@@ -121,20 +123,24 @@ def _scan(
                 except Exception as error:  # raised once the whole table is scanned
                     failure = error
             continue
-        if index <= last_turn_end:
-            problem = "does not parse as JSON" if broken else f"has seq {row[0]} where {index} was expected"
-            raise CorruptStoreError(
-                Code.STORE_CORRUPT,
-                f"{where}: row seq {row[0]} {problem}, before the committed turn/end at row "
-                f"seq {rows[last_turn_end][0]}: committed data is damaged; restore the store "
-                "from a backup",
-                path=where,
-                seq=row[0],
-            )
+        # A database stores a row whole or not at all: no crash tears its log, so a row that
+        # does not parse or is not the next event is damage wherever it is -- nothing is cut.
+        problem = "does not parse as JSON" if broken else f"has seq {row[0]} where {index} was expected"
         check_torn_region(
             _Records(rows, record_at), index, lambda i: (where, None, f"row seq {rows[i][0]}")
         )
-        break
+        context = (
+            f"before the committed turn/end at row seq {rows[last_turn_end][0]}"
+            if index <= last_turn_end
+            else "after the last turn/end (a database row is never torn: nothing was cut)"
+        )
+        raise CorruptStoreError(
+            Code.STORE_CORRUPT,
+            f"{where}: row seq {row[0]} {problem}, {context}: stored data is damaged; restore the "
+            "store from a backup or fix the row by hand",
+            path=where,
+            seq=row[0],
+        )
     if failure is not None:
         raise failure
 

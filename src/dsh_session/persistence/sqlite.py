@@ -235,6 +235,10 @@ class SqliteBackend(BackendBase):
             ).fetchone()
             if count != len(rows) or last != (rows[-1][0] if rows else None):
                 raise self._conflict(session_id, len(rows), count)
+            # A damaged file can read back short without an error: never write into one.
+            checked = conn.execute("PRAGMA integrity_check").fetchall()
+            if checked != [("ok",)]:
+                raise corrupt(self.path, RuntimeError(f"integrity_check: {str(checked[0][0])[:120]}"))
             if preserved != len(rows):
                 conn.execute("DELETE FROM events WHERE session_id = ? AND seq >= ?", (session_id, preserved))
             conn.executemany(_INSERT_EVENT, [(session_id, *event_row(event)) for event in closers])
