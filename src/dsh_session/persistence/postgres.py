@@ -50,6 +50,7 @@ from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, c
 from dsh_session.persistence._rows import Row, event_row, header_row, kept_records
 from dsh_session.persistence.errors import (
     ConnectionLostError,
+    CorruptStoreError,
     PersistenceError,
     StoreAuthError,
     StoreConflictError,
@@ -192,6 +193,10 @@ class PostgresBackend(BackendBase):
             )
         except InvalidEventError as error:
             raise refusal(error, lambda seq: Where(self.path, None, f"row seq {seq}")) from None
+        except CorruptStoreError:
+            if expect is not None:
+                raise self._conflict(session_id, expect, None) from None  # changed under us
+            raise
         preserved = len(events)
         if expect is not None:
             if len(events) != expect or preserved != len(rows):

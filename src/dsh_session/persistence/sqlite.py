@@ -30,6 +30,7 @@ from dsh_session.persistence._admit import LogAdmitter
 from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, close_open_turn, refusal
 from dsh_session.persistence._rows import Row, event_row, header_row, kept_records
 from dsh_session.persistence.errors import (
+    CorruptStoreError,
     PersistenceError,
     StoreConflictError,
     StoreIOError,
@@ -139,6 +140,10 @@ class SqliteBackend(BackendBase):
             events: list[Event] = kept_records(rows, self.path, admitter.admit_parsed)
         except InvalidEventError as error:
             raise refusal(error, lambda index: Where(self.path, None, f"row seq {rows[index][0]}")) from None
+        except CorruptStoreError:
+            if expect is not None and len(rows) != expect:
+                raise self._conflict(session_id, expect, len(rows)) from None  # changed under us
+            raise
         preserved = len(events)
         if expect is not None:
             if len(events) != expect or preserved != len(rows):
