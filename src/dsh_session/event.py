@@ -8,7 +8,7 @@ from typing import Any, Final, Literal, NamedTuple
 import msgspec
 
 from dsh_session._frozen import thaw
-from dsh_session.json_value import decode, encode
+from dsh_session.json_value import Stored, StoredRecord, canonical_stored, decode, encode
 
 #: The on-disk session format version; every other version is refused.
 SESSION_FORMAT_VERSION: Final = 0
@@ -73,7 +73,7 @@ class Event(msgspec.Struct, frozen=True, eq=False):
             and self.time == other.time
             and self.source_event_seqs == other.source_event_seqs
             and self.surface_op == other.surface_op
-            and (_raw(self) == _raw(other) or self.data == other.data)
+            and (_payload(self) == _payload(other) or self.data == other.data)
         )
 
     __hash__ = None  # type: ignore[assignment]
@@ -117,7 +117,7 @@ class LoggedEvent(Event, frozen=True, eq=False, gc=False):
     @property
     def text(self) -> bytes:
         """The payload's canonical JSON text, as a backend writes it."""
-        return _raw(self)  # type: ignore[no-any-return]
+        return _canonical(self)
 
 
 def payload_text(event: Event) -> bytes:
@@ -127,16 +127,32 @@ def payload_text(event: Event) -> bytes:
     encoded (:class:`~dsh_session.NotJsonError` if it is not JSON).
     """
     if type(event) is LoggedEvent:
-        return _raw(event)  # type: ignore[no-any-return]
+        return _canonical(event)
     return encode(event.data)
 
 
 #: The ``data`` slot itself, under the property that decodes it.
-_raw = Event.__dict__["data"].__get__
+_slot = Event.__dict__["data"]
+_raw = _slot.__get__
+
+
+def _canonical(event: LoggedEvent) -> bytes:
+    """A logged event's canonical payload text; a payload kept as a load read it
+    (:class:`~dsh_session.json_value.Stored`) is put in canonical form now, once."""
+    text: bytes = _raw(event)
+    if text.__class__ is Stored or text.__class__ is StoredRecord:
+        text = canonical_stored(text)
+        _slot.__set__(event, text)  # the same value, now in canonical form: frozen as far as anyone sees
+    return text
+
+
+def _payload(event: Event) -> Any:
+    """What equality compares first: a logged event's canonical text, a built one's data."""
+    return _canonical(event) if type(event) is LoggedEvent else _raw(event)
 
 
 def _decoded(event: LoggedEvent) -> Any:
-    return decode(_raw(event))
+    return decode(_canonical(event))
 
 
 setattr(LoggedEvent, "data", property(_decoded, doc="A fresh, plain copy of the payload."))  # noqa: B010

@@ -65,6 +65,41 @@ class Text(bytes):
     __slots__ = ()
 
 
+class Stored(bytes):
+    """A payload's text as a store holds it, read once already: JSON (it parsed) that nests at
+    most :data:`MAX_DEPTH` deep, but not yet known to be canonical.
+
+    A load keeps it as it is and :func:`canonical_stored` puts it in canonical
+    form the first time it is needed (which cannot fail: only a parsed value's
+    spelling may change, as JavaScript reads it -- key order, ``2.0`` as ``2``,
+    an integer beyond 2**53 as the double it rounds to).
+    """
+
+    __slots__ = ()
+
+
+class StoredRecord(Stored):
+    """A whole stored event record's text (a JSONL line): the payload is its ``data``. Kept
+    as it is by a load that found the line read by orjson (and so reads it the same
+    way again); cheaper to keep than to cut the payload out of the line."""
+
+    __slots__ = ()
+
+
+def canonical_stored(stored: bytes) -> bytes:
+    """The canonical text of the payload whose stored text is ``stored`` (a :class:`Stored`)."""
+    try:
+        value = _loads(memoryview(stored))  # (orjson takes no bytes subclass)
+    except orjson.JSONDecodeError:  # what orjson cannot read (a lone-surrogate escape, ...)
+        value = _on_fixed_stack(json.loads, bytes(stored))
+    if stored.__class__ is StoredRecord:
+        value = value["data"]
+    text = lean_text(value)
+    if text is not None:
+        return text
+    return _careful_text(value, js_numbers=True)
+
+
 def is_json_value(value: object) -> bool:
     """True when ``value`` satisfies the JSON-value rule."""
     try:
@@ -186,11 +221,14 @@ def _plain_key(key: object) -> None:
         _PLAIN_KEYS.add(key)
 
 
-def _careful_text(value: object) -> bytes:
+def _careful_text(value: object, js_numbers: bool = False) -> bytes:
     """The canonical text by way of the careful pass (numbers and lone surrogates spelled
-    as JavaScript spells them, keys in JavaScript's order)."""
+    as JavaScript spells them, keys in JavaScript's order). With ``js_numbers`` an
+    integer no double holds is read as JavaScript reads it (the double nearest it)
+    instead of refused: for values parsed from stored text."""
     special = _Special()
-    text = _on_fixed_stack(_dumps, _careful(value, special.leaf, special.object, list))
+    canonical = _careful(value, special.leaf, special.object, list, js_numbers)
+    text = _on_fixed_stack(_dumps, canonical)
     return Text(text) if special.seen else text
 
 
@@ -291,7 +329,7 @@ class _Frame:
         self.out.append((self.key, item) if self.is_dict else item)
 
 
-def _careful(value: object, leaf: Any, make_dict: Any, make_list: Any) -> Any:
+def _careful(value: object, leaf: Any, make_dict: Any, make_list: Any, js_numbers: bool = False) -> Any:
     """Check ``value`` and build its canonical copy, without recursion.
 
     ``leaf`` maps each canonical scalar; ``make_dict`` (from key/value pairs in
@@ -300,7 +338,7 @@ def _careful(value: object, leaf: Any, make_dict: Any, make_list: Any) -> Any:
     a key that is not a string, a value that is not JSON, a container that
     contains itself, a container deeper than :data:`MAX_DEPTH`.
     """
-    top = _scalar(value, "data", leaf)
+    top = _scalar(value, "data", leaf, js_numbers)
     if top is not _CONTAINER:
         return top
     stack = [_Frame(value, "data")]
@@ -325,7 +363,7 @@ def _careful(value: object, leaf: Any, make_dict: Any, make_list: Any) -> Any:
         else:
             index, item = step
             where = f"{frame.path}[{index}]"
-        scalar = _scalar(item, where, leaf)
+        scalar = _scalar(item, where, leaf, js_numbers)
         if scalar is not _CONTAINER:
             frame.add(scalar)
             continue
@@ -340,9 +378,11 @@ def _careful(value: object, leaf: Any, make_dict: Any, make_list: Any) -> Any:
 _CONTAINER: Any = object()
 
 
-def _scalar(value: Any, path: str, leaf: Any) -> Any:
+def _scalar(value: Any, path: str, leaf: Any, js_numbers: bool = False) -> Any:
     """The canonical scalar (through ``leaf``), or ``_CONTAINER`` for a list or dict to walk."""
     kind = type(value)
+    if js_numbers and kind is int and not -_EXACT <= value <= _EXACT:
+        value, kind = _js_double(value), float
     if kind is str:
         return leaf(canonical_string(value)[0])
     if value is None or kind is bool:
@@ -362,6 +402,14 @@ def _js_order(pairs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
         return pairs
     indices = sorted((pair for pair in pairs if is_array_index(pair[0])), key=lambda pair: int(pair[0]))
     return indices + [pair for pair in pairs if not is_array_index(pair[0])]
+
+
+def _js_double(value: int) -> float:
+    """The double JavaScript reads an integer's digits as (``Infinity`` is not JSON: refused)."""
+    try:
+        return float(value)
+    except OverflowError:
+        raise NotJsonError(f"integer {value} is too large for a double") from None
 
 
 def canonical_number(value: int | float) -> int | float:

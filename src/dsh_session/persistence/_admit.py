@@ -17,7 +17,7 @@ import msgspec
 
 from dsh_session import _admission
 from dsh_session.event import EVENT_KEY_ORDER, SURFACE_TYPES, Event, LoggedEvent
-from dsh_session.json_value import lean_text
+from dsh_session.json_value import MAX_DEPTH, Stored, StoredRecord, lean_text
 from dsh_session.persistence._fast_freeze import Unusual, freeze_parsed
 from dsh_session.surface import SurfaceManager
 
@@ -62,19 +62,35 @@ class LogAdmitter:
         return event
 
 
-    def admit_parsed(self, record: dict[str, Any]) -> Event:
+    def admit_parsed(self, record: dict[str, Any], stored: bytes | None = None, whole: bool = False) -> Event:
         """:meth:`admit` for a record fresh from the stored-text parser (a load's hot path).
 
         A record with the keys ``append`` writes, in its order, whose payload the
         lean pass takes goes to the rules directly (a log-only one is built at
         once); every other takes :meth:`admit`'s way, with JavaScript's reading
         of numbers (``_fast_freeze``) when the lean pass cannot take its payload.
+
+        ``stored``, when given, is the text the store holds for the payload (what
+        the parser read ``data`` from; with ``whole``, the whole record's text): the
+        event keeps it as it is, and it is put in canonical form when first needed
+        (:class:`~dsh_session.json_value.Stored`), so a load encodes nothing. A
+        payload that may nest too deep is checked now.
         """
         seq = self._next
         if tuple(record) in _USUAL_ORDERS and record["seq"] == seq and record["seq"].__class__ is int:
-            text = lean_text(record["data"])
+            text: bytes | None
+            if stored is not None and stored.count(b"[") + stored.count(b"{") <= MAX_DEPTH:
+                # Brackets (in strings too) bound the depth: not too deep.
+                text = StoredRecord(stored) if whole else Stored(stored)
+            else:
+                text = lean_text(record["data"])
             if text is not None:
                 kind, time = record["type"], record["time"]
+                shared = _KINDS.get(kind) if kind.__class__ is str else kind
+                if shared is None and len(_KINDS) < _KINDS_LIMIT:
+                    _KINDS[kind] = kind
+                elif shared is not None:
+                    kind = shared  # one string object per event type
                 if time == self._last_time and time.__class__ is int:
                     time = self._last_time  # one int object for the events of a millisecond
                 elif time.__class__ is int:
@@ -108,6 +124,15 @@ class LogAdmitter:
                 record = {**record, "data": freeze_parsed(record["data"])}
         return self.admit(record)
 
+
+    def admit_line(self, record: dict[str, Any], line: bytes | None) -> Event:
+        """:meth:`admit_parsed` for a JSONL line (kept whole when orjson read it)."""
+        return self.admit_parsed(record, line, True)
+
+
+#: One string object per event type a load meets (bounded: types beyond it are not shared).
+_KINDS: dict[str, str] = {}
+_KINDS_LIMIT = 4096
 
 #: The key orders ``append`` writes (the surface fields are optional).
 _EXACT = 2**53

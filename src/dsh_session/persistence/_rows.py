@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import orjson
+
 from dsh_session._nesting import MAX_DEPTH
 from dsh_session.errors import Code
 from dsh_session.event import Event, SessionHeader, payload_text
@@ -25,6 +27,9 @@ from dsh_session.persistence._codec import (
 )
 from dsh_session.persistence.errors import CorruptStoreError
 from dsh_session.persistence.jsonl_scan import check_torn_region, too_deep
+
+_loads = orjson.loads
+_DecodeError = orjson.JSONDecodeError
 
 __all__ = ["event_row", "header_row", "kept_records", "row_record", "scan_rows"]
 
@@ -49,11 +54,25 @@ def row_record(row: Row) -> Any:
     """The event record a row holds, keys in the reference's order; :data:`HOLE` if a JSON
     column does not parse, :data:`TOO_DEEP` if one nests too deep to be read (a column holds
     a value inside the record, so its limit is ``MAX_DEPTH``)."""
+    return read_row(row)[0]
+
+
+def read_row(row: Row) -> tuple[Any, bytes | None]:
+    """:func:`row_record`, and the ``data`` column's text when orjson read it (so a load may
+    keep that text as it is: :class:`~dsh_session.json_value.Stored`), else ``None``."""
     seq, kind, time, data_text, refs_text, op_text = row
-    data = parse(data_text, MAX_DEPTH)
+    try:
+        data = _loads(data_text)
+        stored: bytes | None = data_text.encode()
+    except _DecodeError:
+        data, stored = parse(data_text, MAX_DEPTH), None
     if data is HOLE or data is TOO_DEEP:
-        return data
-    record = {"type": kind, "seq": seq, "time": time, "data": data}
+        return data, None
+    return _record(kind, seq, time, data, refs_text, op_text), stored
+
+
+def _record(kind: Any, seq: Any, time: Any, data: Any, refs_text: Any, op_text: Any) -> Any:
+    record: dict[str, Any] = {"type": kind, "seq": seq, "time": time, "data": data}
     if refs_text is not None:
         refs = parse(refs_text, MAX_DEPTH)
         if refs is HOLE or refs is TOO_DEEP:
@@ -78,19 +97,20 @@ def scan_rows(rows: Sequence[Row], records: Sequence[Any], where: str) -> int:
     ``docs/deviations.md`` P5).
     """
     kept: list[Any] = []
-    _scan(rows, where, records.__getitem__, kept.append, None)
+    _scan(rows, where, lambda index: (records[index], None), kept.append, None)
     return len(kept)
 
 
 def _scan(
     rows: Sequence[Row],
     where: str,
-    record_at: Callable[[int], Any],
+    read_at: Callable[[int], tuple[Any, bytes | None]],
     keep: Callable[[Any], None],
-    take: Callable[[dict[str, Any]], Any] | None,
+    take: Callable[[dict[str, Any], bytes | None], Any] | None,
 ) -> None:
     """The scan of :func:`scan_rows`, handing each kept record (or what ``take`` makes of it)
-    to ``keep`` in order; ``record_at(index)`` reads a row's record. If ``take`` raises,
+    to ``keep`` in order; ``read_at(index)`` reads a row's record (and the payload's text
+    when it may be kept as it is). If ``take`` raises,
     the scan still finishes (damage is reported first, as the rules order it) and then
     ``take``'s first error is raised."""
     if rows and rows[0][0] < 0:
@@ -104,13 +124,13 @@ def _scan(
     last_turn_end = -1
     for index in range(len(rows) - 1, -1, -1):
         if rows[index][1] == "turn/end":
-            record = record_at(index)
+            record = read_at(index)[0]
             if record is not HOLE and record is not TOO_DEEP:
                 last_turn_end = index
                 break
     failure: Exception | None = None
     for index, row in enumerate(rows):
-        record = record_at(index)
+        record, stored = read_at(index)
         if record is TOO_DEEP:
             raise too_deep(where, None, f"row seq {row[0]}", row[0])
         broken = record is HOLE
@@ -119,7 +139,7 @@ def _scan(
                 keep(record)
             elif failure is None:
                 try:
-                    keep(take(record))
+                    keep(take(record, stored))
                 except Exception as error:  # raised once the whole table is scanned
                     failure = error
             continue
@@ -127,7 +147,7 @@ def _scan(
         # does not parse or is not the next event is damage wherever it is -- nothing is cut.
         problem = "does not parse as JSON" if broken else f"has seq {row[0]} where {index} was expected"
         check_torn_region(
-            _Records(rows, record_at), index, lambda i: (where, None, f"row seq {rows[i][0]}")
+            _Records(rows, lambda i: read_at(i)[0]), index, lambda i: (where, None, f"row seq {rows[i][0]}")
         )
         context = (
             f"before the committed turn/end at row seq {rows[last_turn_end][0]}"
@@ -189,7 +209,7 @@ def check_row(row: Row, where: str) -> None:
 
 
 def kept_records(
-    rows: Sequence[Row], where: str, take: Callable[[dict[str, Any]], Any] | None = None
+    rows: Sequence[Row], where: str, take: Callable[[dict[str, Any], bytes | None], Any] | None = None
 ) -> list[Any]:
     """The records of the leading rows a load keeps (:func:`scan_rows`), read from ``where``;
     with ``take``, what it makes of each, in order, as soon as the record is read (so no
@@ -197,7 +217,7 @@ def kept_records(
     for row in rows:
         check_row(row, where)
     kept: list[Any] = []
-    _scan(rows, where, lambda index: row_record(rows[index]), kept.append, take)
+    _scan(rows, where, lambda index: read_row(rows[index]), kept.append, take)
     return kept
 
 

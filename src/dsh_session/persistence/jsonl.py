@@ -130,7 +130,7 @@ class JsonlBackend(BackendBase):
     ) -> Loaded:
         data = read_all(fd)
         admitter = LogAdmitter()
-        scan = scan_log(data, path, admitter.admit_parsed)
+        scan = scan_log(data, path, admitter.admit_line)
         del data
         header = scan.header
         self._check_location(header, session_id, path)

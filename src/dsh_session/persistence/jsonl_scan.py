@@ -41,11 +41,14 @@ class Scan(NamedTuple):
     failure: Exception | None  # what ``take`` raised first (then it was called no more)
 
 
-def scan_log(data: bytes, path: str, take: Callable[[dict[str, Any]], Any] | None = None) -> Scan:
+def scan_log(
+    data: bytes, path: str, take: Callable[[dict[str, Any], bytes | None], Any] | None = None
+) -> Scan:
     """Scan a log file's bytes (``path`` is for messages only).
 
-    ``take(record)``, when given, receives each kept record in order as soon as
-    it is read, and what it returns is kept instead (a load admits the record
+    ``take(record, line)``, when given, receives each kept record in order as
+    soon as it is read (``line``: its text, when orjson read it; else ``None``),
+    and what it returns is kept instead (a load admits the record
     there and then, so no parsed record outlives its own use). If ``take``
     raises, it is called no more, but the scan finishes: damage found anywhere
     in the file is raised, as the rules order it (``dsh_spec.storage``: the scan
@@ -80,8 +83,9 @@ def scan_log(data: bytes, path: str, take: Callable[[dict[str, Any]], Any] | Non
     for index, line in enumerate(lines):
         try:
             record = _loads(line)  # the common line; anything else is parse_bytes' to judge
+            raw: bytes | None = line
         except _DecodeError:
-            record = parse_bytes(line)
+            record, raw = parse_bytes(line), None
         if type(record) is dict:
             seq = record.get("seq")
             if (type(seq) is int or type(seq) is float) and seq == index:
@@ -90,7 +94,7 @@ def scan_log(data: bytes, path: str, take: Callable[[dict[str, Any]], Any] | Non
                     keep_record(record)
                 elif failure is None:
                     try:
-                        keep_record(take(record))
+                        keep_record(take(record, raw))
                     except Exception as error:  # returned once the whole file is scanned
                         failure = error
                 continue

@@ -304,7 +304,7 @@ class PostgresBackend(BackendBase):
         self,
         session_id: str,
         fetch: Callable[[Conn], tuple[Any, list[Row]] | None],
-        take: Callable[[dict[str, Any]], Any] | None = None,
+        take: Callable[[dict[str, Any], bytes | None], Any] | None = None,
     ) -> tuple[int, SessionHeader, list[Row], list[Any]]:
         """The session's ``sid``, header, event rows and the records of the rows a load keeps
         (or what ``take`` makes of each: :func:`kept_records`), read by ``fetch``
