@@ -328,11 +328,11 @@ def test_the_spec_is_total_over_ill_typed_events() -> None:
 
 def test_violation_is_a_frozen_value() -> None:
     violation = dsh_session.check_log(log(["TE", 1]))[0]
-    assert violation == Violation(Code.TURN_END_MISMATCH, 0, violation.message)
+    assert violation == Violation(Code.TURN_END_MISMATCH, 0, violation.message, "turn/end")
     assert "turn/end 1 at seq 0" in violation.message
     with pytest.raises(AttributeError):
         violation.code = Code.MALFORMED_EVENT  # type: ignore[misc]
-    assert hash(violation) == hash(Violation(Code.TURN_END_MISMATCH, 0, violation.message))
+    assert hash(violation) == hash(Violation(Code.TURN_END_MISMATCH, 0, violation.message, "turn/end"))
 
 
 # -- live invariants --------------------------------------------------------------------------

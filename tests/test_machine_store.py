@@ -13,9 +13,10 @@ headers with ``dsh_spec.fold_request_header``; its delivery rule is the
 documented one: one notification at a time, to every observer in subscription
 order, re-entrant appends queued behind it.
 
-Three mutant stores (a detach that deletes by id, delivery that stops at the
-first failing observer, delivery that does not queue re-entrant appends) must
-each be caught; ``test_the_machine_catches_each_mutant`` checks that they are.
+Four mutant stores (a detach that deletes by id, delivery that stops at the
+first failing observer, delivery that does not queue re-entrant appends, a
+fork whose child forgets its parent's invariants) must each be caught;
+``test_the_machine_catches_each_mutant`` checks that they are.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from hypothesis.stateful import (
 import dsh_spec as spec
 from dsh_session import (
     Event,
+    InvalidEventError,
     ObserverError,
     RequestHeaderError,
     Session,
@@ -58,6 +60,8 @@ from tests.support import THOROUGH
 pytestmark = pytest.mark.machine
 
 IDS = [None, None, "a", "b", "session-1", "session-2"]
+#: ``invariants=`` for create and prepare: the store's default (``None``), on or off.
+CHECKS = st.sampled_from([None, None, True, False])
 CWDS = [None, "/w", "/w", "rel"]
 #: Fork boundaries: seqs, and what a lax check takes for one (bools, integral floats, -0.0,
 #: huge ints, NaN and infinities) -- ``INVALID_BOUNDARY`` unless the spec reads it as a seq.
@@ -141,12 +145,14 @@ class StoreMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.reported: list[ObserverError] = []
+        self.checking = False  # the store's default, drawn by ``start``
         self.store = type(self).store_factory(clock=fixed_clock, on_observer_error=self.reported.append)
         # the model
         self.sessions: list[Session] = []  # handle -> object (kept alive, so id() is stable)
         self.handles: dict[int, int] = {}  # id(object) -> handle
         self.logs: list[list[spec.Event]] = []
         self.cwds: list[str | None] = []
+        self.checks: list[bool] = []  # handle -> whether the session keeps the live invariants
         self.live: dict[str, int] = {}  # id -> handle, in entry order
         self.tokens: dict[int, int] = {}  # handle -> token of its current entry
         self.detaches: list[tuple[int, int, Callable[[], None]]] = []
@@ -177,12 +183,16 @@ class StoreMachine(RuleBasedStateMachine):
             return "CWD_NOT_ABSOLUTE"
         return sid, minted
 
-    def adopt(self, session: Session, log: list[spec.Event], cwd: str | None, minted: int | None) -> int:
+    def adopt(
+        self, session: Session, log: list[spec.Event], cwd: str | None, minted: int | None, checks: bool
+    ) -> int:
         handle = len(self.sessions)
+        assert session.invariants is checks
         self.sessions.append(session)
         self.handles[id(session)] = handle
         self.logs.append(log)
         self.cwds.append(cwd)
+        self.checks.append(checks)
         if minted is not None:
             self.counter = minted
         return handle
@@ -215,10 +225,13 @@ class StoreMachine(RuleBasedStateMachine):
             self.model_drain()
         return failures
 
-    def model_append(self, handle: int, kind: str, data: Any, op: str | None) -> spec.Event:
+    def model_append(self, handle: int, kind: str, data: Any, op: str | None) -> spec.Event | spec.Rejection:
+        """The event the spec appends (delivered as the store would), or its refusal."""
         draft = spec.Draft(kind, FIXED_TIME, data, spec.ABSENT if op is None else op)
-        event = spec.validate_append(tuple(self.logs[handle]), draft)
-        assert not isinstance(event, spec.Rejection), event
+        check = spec.validate_append_with_invariants if self.checks[handle] else spec.validate_append
+        event = check(tuple(self.logs[handle]), draft)
+        if isinstance(event, spec.Rejection):
+            return event
         self.logs[handle].append(event)
         if handle in self.tokens:
             self.queue.append((handle, event))
@@ -237,8 +250,10 @@ class StoreMachine(RuleBasedStateMachine):
                     slot.expected.append(("event", handle, event.seq, event.type))
                 elif isinstance(observer, Raiser):
                     failures += 1
-                elif event.type == "user/message":
-                    self.model_append(handle, ECHO[0], ECHO[1], None)
+                elif event.type == "user/message" and isinstance(
+                    self.model_append(handle, ECHO[0], ECHO[1], None), spec.Rejection
+                ):
+                    failures += 1  # the echo's own append was refused: the observer raised
             if failures:
                 self.expected_reports.append((self.sessions[handle].id, event.seq, failures))
             if len(self.queue):
@@ -247,19 +262,23 @@ class StoreMachine(RuleBasedStateMachine):
 
     # -- rules ---------------------------------------------------------------------------------------
 
-    @initialize(turns=st.integers(0, 2), cwd=st.sampled_from([None, "/w"]))
-    def start(self, turns: int, cwd: str | None) -> None:
-        """Begin with one live session holding some closed turns, so forks have material."""
-        self.create(None, cwd)
+    @initialize(turns=st.integers(0, 2), cwd=st.sampled_from([None, "/w"]), invariants=st.booleans())
+    def start(self, turns: int, cwd: str | None, invariants: bool) -> None:
+        """Begin with one live session holding some closed turns, so forks have material;
+        the store holds its sessions to the live invariants or not (``invariants``)."""
+        self.checking = invariants
+        factory = type(self).store_factory
+        self.store = factory(clock=fixed_clock, on_observer_error=self.reported.append, invariants=invariants)
+        self.create(None, cwd, None)
         for _ in range(turns):
             for step in (STEPS[0], STEPS[3], STEPS[4], STEPS[1]):
                 self.append(0, True, step)
 
-    @rule(sid=st.sampled_from(IDS), cwd=st.sampled_from(CWDS))
-    def create(self, sid: str | None, cwd: str | None) -> None:
+    @rule(sid=st.sampled_from(IDS), cwd=st.sampled_from(CWDS), checks=CHECKS)
+    def create(self, sid: str | None, cwd: str | None, checks: bool | None) -> None:
         expected = self.expect_prepare(sid, cwd)
         try:
-            session = self.store.create(sid, meta=SessionMeta(cwd=cwd))
+            session = self.store.create(sid, meta=SessionMeta(cwd=cwd), invariants=checks)
         except SessionStoreError as error:
             assert error.code == expected
             return
@@ -271,7 +290,7 @@ class StoreMachine(RuleBasedStateMachine):
         tally("create: ok")
         assert session.id == expected[0]
         assert session.header.to_json() == header_json(expected[0], cwd)
-        handle = self.adopt(session, [], cwd, expected[1])
+        handle = self.adopt(session, [], cwd, expected[1], self.checking if checks is None else checks)
         self.model_enter(handle)
         assert self.model_announce(handle) == 0
 
@@ -286,17 +305,17 @@ class StoreMachine(RuleBasedStateMachine):
             if isinstance(slot.observer, Recorder):
                 slot.expected.append(("created", -1))
 
-    @rule(sid=st.sampled_from(IDS), cwd=st.sampled_from(CWDS))
-    def prepare(self, sid: str | None, cwd: str | None) -> None:
+    @rule(sid=st.sampled_from(IDS), cwd=st.sampled_from(CWDS), checks=CHECKS)
+    def prepare(self, sid: str | None, cwd: str | None, checks: bool | None) -> None:
         expected = self.expect_prepare(sid, cwd)
         try:
-            session = self.store.prepare(sid, meta=SessionMeta(cwd=cwd))
+            session = self.store.prepare(sid, meta=SessionMeta(cwd=cwd), invariants=checks)
         except SessionStoreError as error:
             assert error.code == expected
             return
         assert not isinstance(expected, str), expected
         assert session.id == expected[0]
-        self.adopt(session, [], cwd, expected[1])
+        self.adopt(session, [], cwd, expected[1], self.checking if checks is None else checks)
 
     @precondition(lambda self: self.sessions)
     @rule(pick=st.integers(0, 50))
@@ -333,8 +352,16 @@ class StoreMachine(RuleBasedStateMachine):
     def append(self, pick: int, live_only: bool, step: tuple[str, dict[str, Any], str | None]) -> None:
         handle = self.choose(pick, live_only)
         kind, data, op = step
-        event = self.sessions[handle].append(kind, data, surface_op=op)
+        try:
+            event = self.sessions[handle].append(kind, data, surface_op=op)
+        except InvalidEventError as error:
+            refused = self.model_append(handle, kind, data, op)
+            assert isinstance(refused, spec.Rejection), error
+            assert (error.code, error.seq) == (refused.code, refused.seq)
+            tally(f"append refused: {error.code}")
+            return
         expected = self.model_append(handle, kind, data, op)
+        assert not isinstance(expected, spec.Rejection), (event, expected)
         assert (event.seq, event.type) == (expected.seq, expected.type)
 
     @precondition(lambda self: self.live)
@@ -384,7 +411,7 @@ class StoreMachine(RuleBasedStateMachine):
             prepared[0], self.cwds[parent], parent_session=sid, seed_length=len(expected)
         )
         tally("fork created a child")
-        new = self.adopt(result, list(expected), self.cwds[parent], prepared[1])
+        new = self.adopt(result, list(expected), self.cwds[parent], prepared[1], self.checks[parent])
         self.model_enter(new)
         assert self.model_announce(new) == 0
 
@@ -550,7 +577,21 @@ class EagerDeliveryStore(SessionStore):
         self._delivering = outer
 
 
-MUTANTS = [UnsafeDetachStore, StopOnErrorStore, EagerDeliveryStore]
+class UncheckedForkStore(SessionStore):
+    """0.1's fork: the child of a checked session is silently unchecked."""
+
+    def fork(
+        self,
+        source: Session | str,
+        boundary: int | float | None = None,
+        child_id: str | None = None,
+        *,
+        invariants: bool | None = None,
+    ) -> Session:
+        return super().fork(source, boundary, child_id, invariants=False)
+
+
+MUTANTS = [UnsafeDetachStore, StopOnErrorStore, EagerDeliveryStore, UncheckedForkStore]
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.__name__)

@@ -8,6 +8,7 @@ the executable specification in :mod:`dsh_spec`, errors included.
 __version__ = "0.1.0"
 
 from dsh_session._frozen import FrozenDict, FrozenList, thaw
+from dsh_session.agent_status import AgentStatusError, AgentStatusMonitor, check_status_transitions
 from dsh_session.errors import (
     Code,
     DshSessionError,
@@ -18,46 +19,56 @@ from dsh_session.errors import (
 from dsh_session.event import (
     APPEND,
     EVENT_KEY_ORDER,
+    NULL,
     SESSION_FORMAT_VERSION,
     SURFACE_TYPES,
     Event,
+    JsonNull,
     LoggedEvent,
     Replace,
     SessionHeader,
     SurfaceNode,
     SurfaceOp,
 )
+from dsh_session.fork import SessionForkError
 from dsh_session.invariants import Violation, check_log
-from dsh_session.json_value import NotJsonError, freeze, is_json_value
+from dsh_session.json_value import MAX_DEPTH, NotJsonError, freeze, is_json_value
 from dsh_session.persistence import (
+    DEFAULT_FLUSH_ON,
+    DEFAULT_MAX_PENDING,
+    ConnectionLostError,
+    CopyMismatchError,
     CorruptStoreError,
+    DrainError,
     IncompatibleStoreError,
     InvalidHeaderError,
     JsonlBackend,
     MemoryBackend,
     MemoryStore,
+    PersistenceCoordinator,
     PersistenceError,
+    PostgresBackend,
+    ServerError,
     SessionBackend,
+    SessionCollisionError,
     SessionExistsError,
     SessionNotFoundError,
     SqliteBackend,
+    StoreAuthError,
     StoreClosedError,
     StoreConflictError,
     StoredSession,
     StoreIOError,
     StoreLockedError,
+    StoreUnreachableError,
+    UnboundSessionError,
     UnrepresentableError,
+    copy_sessions,
+    verify_copy,
 )
 from dsh_session.projection import Message, derive_event_message
 from dsh_session.repair import CLOSER_KEY_ORDER, interrupted_turn_closers
-from dsh_session.session import Session, now_ms
-from dsh_session.surface import SurfaceManager
-from dsh_session.tool_pairing import region_balanced, tool_pairing_balanced
-from dsh_session.views import EventLog, MessageList
-
-# isort: split
-# -- store block: session store, fork, request headers ------------------------------
-from dsh_session.fork import SessionForkError
+from dsh_session.request_check import LoopRequestError, check_loop_request
 from dsh_session.request_header import (
     EpochHeader,
     HeaderDelta,
@@ -76,146 +87,109 @@ from dsh_session.request_header import (
     header_equals,
     next_header_event,
 )
-from dsh_session.store import ObserverError, SessionMeta, SessionStore, SessionStoreError, StoreObserver
-
-# isort: split
-# -- coord block: the write coordinator ------------------------------------------------
-# -- postgres block: the PostgreSQL backend, copying between backends ---------------
-from dsh_session.persistence import (
-    DEFAULT_FLUSH_ON,
-    DEFAULT_MAX_PENDING,
-    ConnectionLostError,
-    CopyMismatchError,
-    DrainError,
-    PersistenceCoordinator,
-    PostgresBackend,
-    ServerError,
-    SessionCollisionError,
-    StoreAuthError,
-    StoreUnreachableError,
-    UnboundSessionError,
-    copy_sessions,
-    verify_copy,
-)
-
-# isort: split
-# -- clifix block: every violation of a would-be seed --------------------------------
 from dsh_session.seed_check import seed_violations
-
-# isort: split
-# -- rules block: runtime checks (agent status, loop-built requests) -----------------
-from dsh_session.agent_status import AgentStatusError, AgentStatusMonitor, check_status_transitions
-from dsh_session.request_check import LoopRequestError, check_loop_request
+from dsh_session.session import Session, now_ms
+from dsh_session.store import ObserverError, SessionMeta, SessionStore, SessionStoreError, StoreObserver
+from dsh_session.surface import SurfaceManager
+from dsh_session.tool_pairing import region_balanced, tool_pairing_balanced
+from dsh_session.views import EventLog, MessageList
 
 __all__ = [
     "APPEND",
     "CLOSER_KEY_ORDER",
+    "DEFAULT_FLUSH_ON",
+    "DEFAULT_MAX_PENDING",
     "EVENT_KEY_ORDER",
+    "MAX_DEPTH",
+    "NULL",
     "SESSION_FORMAT_VERSION",
     "SURFACE_TYPES",
+    "AgentStatusError",
+    "AgentStatusMonitor",
     "Code",
+    "ConnectionLostError",
+    "CopyMismatchError",
     "CorruptStoreError",
+    "DrainError",
     "DshSessionError",
+    "EpochHeader",
     "Event",
     "EventLog",
     "FrozenDict",
     "FrozenList",
+    "HeaderDelta",
+    "HeaderFold",
     "IncompatibleStoreError",
     "InvalidEventError",
     "InvalidHeaderError",
     "InvariantViolationError",
+    "JsonNull",
     "JsonlBackend",
     "LoggedEvent",
+    "LoopRequestError",
     "MemoryBackend",
     "MemoryStore",
     "Message",
     "MessageList",
     "NotJsonError",
+    "ObserverError",
+    "PersistenceCoordinator",
     "PersistenceError",
+    "PostgresBackend",
     "Replace",
+    "RequestHeaderError",
+    "ServerError",
     "Session",
     "SessionBackend",
+    "SessionCollisionError",
     "SessionExistsError",
+    "SessionForkError",
     "SessionHeader",
+    "SessionMeta",
     "SessionNotFoundError",
+    "SessionStore",
+    "SessionStoreError",
     "SqliteBackend",
+    "StoreAuthError",
     "StoreClosedError",
     "StoreConflictError",
     "StoreIOError",
     "StoreLockedError",
+    "StoreObserver",
+    "StoreUnreachableError",
     "StoredSession",
     "SurfaceManager",
     "SurfaceNode",
     "SurfaceOp",
+    "SystemDelta",
     "ToolPairingError",
+    "ToolsDelta",
+    "UnboundSessionError",
     "UnrepresentableError",
     "Violation",
-    "check_log",
-    "derive_event_message",
-    "freeze",
-    "interrupted_turn_closers",
-    "is_json_value",
-    "now_ms",
-    "region_balanced",
-    "thaw",
-    "tool_pairing_balanced",
-]
-
-# -- store block --
-__all__ += [
-    "EpochHeader",
-    "HeaderDelta",
-    "HeaderFold",
-    "ObserverError",
-    "RequestHeaderError",
-    "SessionForkError",
-    "SessionMeta",
-    "SessionStore",
-    "SessionStoreError",
-    "StoreObserver",
-    "SystemDelta",
-    "ToolsDelta",
+    "__version__",
     "apply_header_delta",
     "apply_system",
     "apply_tools",
     "canonical_header",
+    "check_log",
+    "check_loop_request",
+    "check_status_transitions",
+    "copy_sessions",
+    "derive_event_message",
     "diff_header",
     "diff_system",
     "diff_tools",
     "fold_request_header",
+    "freeze",
     "header_equals",
+    "interrupted_turn_closers",
+    "is_json_value",
     "next_header_event",
+    "now_ms",
+    "region_balanced",
+    "seed_violations",
+    "thaw",
+    "tool_pairing_balanced",
+    "verify_copy",
 ]
-
-# -- coord block --
-__all__ += [
-    "DEFAULT_FLUSH_ON",
-    "DEFAULT_MAX_PENDING",
-    "DrainError",
-    "PersistenceCoordinator",
-    "SessionCollisionError",
-    "UnboundSessionError",
-]
-# -- postgres block --
-__all__ += [
-    "ConnectionLostError",
-    "CopyMismatchError",
-    "PostgresBackend",
-    "ServerError",
-    "StoreAuthError",
-    "StoreUnreachableError",
-    "copy_sessions",
-]
-# -- integrate block --
-__all__ += ["verify_copy"]
-# -- clifix block --
-__all__ += ["seed_violations"]
-# -- rules block --
-__all__ += [
-    "AgentStatusError",
-    "AgentStatusMonitor",
-    "LoopRequestError",
-    "check_loop_request",
-    "check_status_transitions",
-]
-__all__ += ["__version__"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from dsh_spec.codes import Code
 
 __all__ = ["Code", "DshSessionError", "InvalidEventError", "InvariantViolationError", "ToolPairingError"]
@@ -22,6 +24,34 @@ class DshSessionError(Exception):
 
     def __str__(self) -> str:
         return f"[{self.code}] {self.message}"
+
+    def __repr__(self) -> str:
+        fields = [repr(str(self.code)), repr(self.message)]
+        fields += [
+            f"{name}={value!r}"
+            for name, value in self.__dict__.items()
+            if name not in _SHOWN and value is not None and value != self.message
+        ]
+        return f"{type(self).__name__}({', '.join(fields)})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Every subclass has its own __init__ signature, so a pickle or a copy
+        # rebuilds the instance from its state rather than calling __init__.
+        return (_rebuild, (type(self), self.args, dict(self.__dict__)))
+
+
+#: Attributes ``repr`` shows positionally (or not at all).
+_SHOWN = frozenset({"code", "message"})
+
+
+def _rebuild(
+    kind: type[DshSessionError], args: tuple[object, ...], state: dict[str, object]
+) -> DshSessionError:
+    """An error of type ``kind`` with ``args`` and attributes ``state`` (the inverse of ``__reduce__``)."""
+    error = kind.__new__(kind, *args)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 class InvalidEventError(DshSessionError, ValueError):

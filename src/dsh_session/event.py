@@ -38,6 +38,30 @@ class Replace(NamedTuple):
 SurfaceOp = Literal["append"] | Replace
 
 
+class JsonNull:
+    """The type of :data:`NULL`: JSON ``null`` given on purpose where ``None`` means "absent"."""
+
+    __slots__ = ()
+    _one: JsonNull | None = None
+
+    def __new__(cls) -> JsonNull:
+        if cls._one is None:
+            cls._one = super().__new__(cls)
+        return cls._one
+
+    def __repr__(self) -> str:
+        return "NULL"
+
+    def __reduce__(self) -> str:
+        return "NULL"  # pickles as this module's NULL: there is one
+
+
+#: A present JSON ``null`` for ``Session.append``'s ``surface_op`` or
+#: ``source_event_seqs`` (``None`` leaves the key out): the event is refused
+#: exactly as a record holding ``"surfaceOp": null`` is.
+NULL: Final = JsonNull()
+
+
 class Event(msgspec.Struct, frozen=True, eq=False):
     """One logged event.
 
@@ -164,6 +188,10 @@ class SurfaceNode(NamedTuple):
     seq: int
     prev: int | None
     next: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"seq", "prev", "next"}``, ``null`` at either end."""
+        return {"seq": self.seq, "prev": self.prev, "next": self.next}
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,11 +42,13 @@ _STEP_SCOPED = _NEEDS_STEP - {"step/start"}
 @dataclass(frozen=True, slots=True)
 class Violation:
     """One record of a log that breaks a rule: the rule's ``code``, the record's
-    ``seq`` (``None`` when it has no integer seq) and a ``message`` for people."""
+    ``seq`` (``None`` when it has no integer seq), a ``message`` for people and
+    the record's ``event_type`` (``None`` when it has no string type)."""
 
     code: Code
     seq: int | None
     message: str
+    event_type: str | None = None
 
 
 def _name(value: int | None) -> str:
@@ -213,43 +215,40 @@ def check_log(events: Iterable[object]) -> list[Violation]:
         seq, fields = _read(index, item)
         expected = highest + 1
         highest = expected if seq is None else max(highest, seq)
+        kind_of = _type_of(item)
         if isinstance(fields, Violation):
-            found.append(fields)
+            found.append(Violation(fields.code, fields.seq, fields.message, kind_of))
             continue
         assert seq is not None
         if seq < expected:
-            found.append(
-                Violation(
-                    Code.SEQ_NOT_INCREASING,
-                    seq,
-                    f"event at index {index} has seq {seq}, not above seq {expected - 1} before it",
-                )
-            )
+            message = f"event at index {index} has seq {seq}, not above seq {expected - 1} before it"
+            found.append(Violation(Code.SEQ_NOT_INCREASING, seq, message, kind_of))
             continue
         if seq != expected:
-            found.append(
-                Violation(
-                    Code.SEQ_NOT_CONTIGUOUS,
-                    seq,
-                    f"event at index {index} has seq {seq}; expected {expected} (seqs have no gaps)",
-                )
-            )
+            message = f"event at index {index} has seq {seq}; expected {expected} (seqs have no gaps)"
+            found.append(Violation(Code.SEQ_NOT_CONTIGUOUS, seq, message, kind_of))
             continue
         kind, time, data, op, refs = fields
         try:
             event, span = _admission.admit(surface, seq, kind, time, data, op, refs, known=known)
         except InvalidEventError as error:
-            found.append(Violation(error.code, seq, error.message))
+            found.append(Violation(error.code, seq, error.message, kind_of))
             continue
         problem = trace.check(event)
         if problem is not None:
-            found.append(Violation(problem[0], seq, problem[1]))
+            found.append(Violation(problem[0], seq, problem[1], kind_of))
             continue
         accepted.append(event)
         surface._fold(event, span)
         known.add(seq)
         trace.advance(event)
     return found
+
+
+def _type_of(item: object) -> str | None:
+    """The record's type, when it has one that is a string."""
+    kind = item.type if isinstance(item, Event) else item.get("type") if isinstance(item, Mapping) else None
+    return kind if isinstance(kind, str) else None
 
 
 def _read(index: int, item: object) -> tuple[int | None, _Fields | Violation]:

@@ -36,6 +36,7 @@ import msgspec
 import orjson
 
 from dsh_session._frozen import FrozenDict, FrozenList, _frozen_dict, _frozen_list
+from dsh_session.errors import Code, DshSessionError
 
 #: The deepest a JSON value may nest: containers on its deepest path
 #: (``[]`` is 1, ``[[]]`` is 2, a scalar 0).
@@ -46,16 +47,21 @@ _INDEX_LIMIT = 2**32 - 1
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class NotJsonError(ValueError):
-    """A value broke the JSON-value rule; ``reason`` names the spot and the problem."""
+class NotJsonError(DshSessionError, ValueError):
+    """A value broke the JSON-value rule (``NON_JSON_DATA``); ``reason`` names the spot and the problem."""
+
+    #: The registry code of this kind of failure.
+    CODE = Code.NON_JSON_DATA
 
     def __init__(self, reason: str) -> None:
-        super().__init__(reason)
+        super().__init__(self.CODE, reason)
         self.reason = reason
 
 
 class TooDeepError(NotJsonError):
-    """A value nests more than :data:`MAX_DEPTH` containers deep."""
+    """A value nests more than :data:`MAX_DEPTH` containers deep (``DATA_TOO_DEEP``)."""
+
+    CODE = Code.DATA_TOO_DEEP
 
 
 class Text(bytes):

@@ -39,7 +39,8 @@ def seed_violations(records: Iterable[object]) -> list[Violation]:
             kind, time, data, op, refs = _admission.read_record(index, record)
             event, span = _admission.admit(surface, index, kind, time, data, op, refs, known=known)
         except InvalidEventError as error:
-            found.append(Violation(error.code, index, error.message))
+            kind = error.event_type
+            found.append(Violation(error.code, index, error.message, kind if isinstance(kind, str) else None))
             continue
         surface._fold(event, span)  # the span admission found: not looked up again
         known.add(index)

@@ -9,7 +9,7 @@ from typing import Any
 from dsh_session import _admission
 from dsh_session._admission import MISSING
 from dsh_session.errors import InvalidEventError, InvariantViolationError
-from dsh_session.event import SURFACE_TYPES, Event, LoggedEvent, SessionHeader, SurfaceOp
+from dsh_session.event import NULL, SURFACE_TYPES, Event, JsonNull, LoggedEvent, SessionHeader, SurfaceOp
 from dsh_session.invariants import _Trace
 from dsh_session.json_value import _dumps, _lean, _Unusual
 from dsh_session.projection import Message, derive_event_message, message_text
@@ -131,15 +131,16 @@ class Session:
         type: str,
         data: Any,
         *,
-        surface_op: SurfaceOp | Mapping[str, Any] | str | None = None,
-        source_event_seqs: Iterable[int] | None = None,
+        surface_op: SurfaceOp | Mapping[str, Any] | str | JsonNull | None = None,
+        source_event_seqs: Iterable[int] | JsonNull | None = None,
     ) -> Event:
         """Admit one event at the end of the log and return it.
 
         ``surface_op`` is ``"append"``, a :class:`~dsh_session.Replace` or
         ``{"op": "replace", "start": s, "end": e}``; ``None`` (the default) means
-        no marker. ``data`` and ``source_event_seqs`` are copied, so changing
-        them afterwards changes nothing here.
+        no marker, and :data:`~dsh_session.NULL` a marker that is JSON ``null``
+        (refused as a record holding it is). ``data`` and ``source_event_seqs``
+        are copied, so changing them afterwards changes nothing here.
         """
         clock = self._clock
         time = _time_ns() // 1_000_000 if clock is None else clock()
@@ -173,7 +174,7 @@ class Session:
                 if hook is not None:
                     hook(self, event)
                 return event
-        op: object = MISSING if surface_op is None else surface_op
+        op: object = MISSING if surface_op is None else None if surface_op is NULL else surface_op
         try:
             event = self._admit(type, time, data, op, _refs(source_event_seqs))
         except InvalidEventError as error:
@@ -191,7 +192,7 @@ class Session:
         as it stands), on a surface in step with the log and with no invariants to keep."""
         log = self._log
         surface = self._surface
-        op: object = MISSING if surface_op is None else surface_op
+        op: object = MISSING if surface_op is None else None if surface_op is NULL else surface_op
         try:
             event, span = _admission.admit(surface, len(log), kind, time, data, op, _refs(refs), text=text)  # type: ignore[arg-type]
         except InvalidEventError as error:
@@ -277,9 +278,23 @@ class Session:
         self._header_cursor = len(log)
         return fold.result()
 
-    def derive_event_message(self, event: Event) -> Message | None:
-        """The message one event projects to, regardless of the surface."""
-        return derive_event_message(event)
+    def derive_event_message(self, seq: int | Event) -> Message | None:
+        """The message the event at ``seq`` projects to, regardless of the surface
+        (``None`` when its type has none); ``IndexError`` when the log has no such seq.
+
+        An :class:`~dsh_session.Event` is taken as well, for the 0.1 form; the
+        module-level :func:`~dsh_session.derive_event_message` takes any event.
+        """
+        if isinstance(seq, Event):
+            return derive_event_message(seq)
+        log = self._log
+        if seq.__class__ is not int:
+            if not isinstance(seq, int) or isinstance(seq, bool):
+                raise TypeError(f"seq must be an int, not {type(seq).__name__}")
+            seq = int(seq)
+        if not 0 <= seq < len(log):
+            raise IndexError(f"session {self._id!r} has no event at seq {seq} (seqs 0..{len(log) - 1})")
+        return derive_event_message(log[seq])
 
     def __repr__(self) -> str:
         return f"<Session {self._id!r} events={len(self._log)}>"
@@ -289,10 +304,12 @@ class Session:
 _UNPROJECTED: Any = object()
 
 
-def _refs(refs: Iterable[int] | None) -> object:
+def _refs(refs: Iterable[int] | JsonNull | None) -> object:
     """``sourceEventSeqs`` as admission takes it (:data:`MISSING` when absent)."""
     if refs is None:
         return MISSING
+    if isinstance(refs, JsonNull):
+        return None
     if refs.__class__ is list:
         return refs  # admission reads it once into a tuple of its own
     return _as_list(refs)

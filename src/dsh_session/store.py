@@ -126,6 +126,9 @@ class SessionStore:
     sessions the store builds. ``on_observer_error`` receives each
     :class:`ObserverError` from event delivery (default: logged to
     ``dsh_session.store``); it is never raised from ``append``.
+    ``invariants`` is the default for the sessions the store builds: when
+    true, each is held to the live invariants (``Session(invariants=True)``),
+    and a fork's child inherits its parent's setting.
     """
 
     def __init__(
@@ -133,8 +136,10 @@ class SessionStore:
         *,
         clock: Callable[[], int] | None = None,
         on_observer_error: Callable[[ObserverError], None] | None = None,
+        invariants: bool = False,
     ) -> None:
         self._clock = clock or now_ms
+        self._invariants = bool(invariants)
         self._on_observer_error = on_observer_error or _log_observer_error
         self._sessions: dict[str, Session] = {}
         self._hooks: dict[str, Callable[[Session, Event], None]] = {}
@@ -152,13 +157,24 @@ class SessionStore:
             number += 1
         return f"session-{number}", number
 
+    @property
+    def invariants(self) -> bool:
+        """Whether the sessions this store builds check the log invariants by default."""
+        return self._invariants
+
     def prepare(
-        self, id: str | None = None, *, seed: Seed | None = None, meta: SessionMeta | None = None
+        self,
+        id: str | None = None,
+        *,
+        seed: Seed | None = None,
+        meta: SessionMeta | None = None,
+        invariants: bool | None = None,
     ) -> Session:
         """Build a session without registering it.
 
         ``id`` defaults to the next free ``session-N``; the counter moves only
-        when the session is built. Raises :class:`SessionStoreError`
+        when the session is built. ``invariants`` (default: the store's) holds
+        the session, its seed included, to the live invariants. Raises :class:`SessionStoreError`
         (``SESSION_ALREADY_EXISTS``, ``CWD_NOT_ABSOLUTE``) or
         :class:`~dsh_session.InvalidEventError` for a bad seed.
         """
@@ -178,7 +194,8 @@ class SessionStore:
             parent_session=meta.parent_session,
             seed_length=meta.seed_length,
         )
-        session = Session(id, seed, header, clock=self._clock)
+        checked = self._invariants if invariants is None else bool(invariants)
+        session = Session(id, seed, header, clock=self._clock, invariants=checked)
         if minted is not None:
             self._counter = minted
         return session
@@ -243,14 +260,19 @@ class SessionStore:
             raise ObserverError(session.id, None, tuple(failures)) from failures[0][1]
 
     def create(
-        self, id: str | None = None, *, seed: Seed | None = None, meta: SessionMeta | None = None
+        self,
+        id: str | None = None,
+        *,
+        seed: Seed | None = None,
+        meta: SessionMeta | None = None,
+        invariants: bool | None = None,
     ) -> Session:
         """:meth:`prepare`, :meth:`enter` and :meth:`announce`; if announcing fails, detach and raise.
 
         A refusal by :meth:`prepare` mints nothing; a session rolled back after its
         announcement keeps a minted id used, since the observers have heard of it.
         """
-        session = self.prepare(id, seed=seed, meta=meta)
+        session = self.prepare(id, seed=seed, meta=meta, invariants=invariants)
         detach = self.enter(session)
         try:
             self.announce(session)
@@ -294,12 +316,16 @@ class SessionStore:
         source: Session | str,
         boundary: int | float | None = None,
         child_id: str | None = None,
+        *,
+        invariants: bool | None = None,
     ) -> Session:
         """A new live session seeded with ``source``'s events ``0 .. boundary``.
 
         ``boundary`` must be a ``turn/end`` seq (default: the last event; an
         empty source gives an empty child). The child records
-        ``parentSession``, ``seedLength = boundary + 1`` and the source's cwd.
+        ``parentSession``, ``seedLength = boundary + 1`` and the source's cwd,
+        and checks the invariants when its parent does (unless ``invariants``
+        says otherwise).
         Raises :class:`SessionForkError`, checking in this order: a taken
         ``child_id`` (``SESSION_ALREADY_EXISTS``), the source
         (``SESSION_NOT_FOUND``, ``SESSION_NOT_LIVE``), the boundary
@@ -315,7 +341,8 @@ class SessionStore:
         parent = self._fork_source(source)
         seed = _fork_prefix(parent, boundary)
         meta = SessionMeta(cwd=parent.header.cwd, parent_session=parent.id, seed_length=len(seed))
-        return self.create(child_id, seed=seed, meta=meta)
+        checked = parent.invariants if invariants is None else invariants
+        return self.create(child_id, seed=seed, meta=meta, invariants=checked)
 
     def _fork_source(self, source: Session | str) -> Session:
         sid = source if isinstance(source, str) else source.id

@@ -19,6 +19,7 @@ from dsh_spec import (
     Event,
     Rejection,
     check_seed,
+    check_seed_with_invariants,
     event_json,
     validate_append,
     validate_append_with_invariants,
@@ -124,7 +125,9 @@ class SpecStore:
         meta: Mapping[str, Any],
         time: int,
         orders: dict[int, tuple[str, ...]] | None = None,
+        invariants: bool = False,
     ) -> SpecSession:
+        """A new live session; ``invariants`` holds it, its seed included, to the live invariants."""
         minted = None
         if session_id is None:
             minted = self.counter + 1
@@ -134,9 +137,9 @@ class SpecStore:
         if session_id in self.live:
             raise refuse(Code.SESSION_ALREADY_EXISTS, f'session "{session_id}" already exists')
         check_cwd(session_id, meta.get("cwd"))
-        events = checked(check_seed(seed))
+        events = checked((check_seed_with_invariants if invariants else check_seed)(seed))
         header = make_header(session_id, time, meta)
-        session = SpecSession(session_id, header, events, orders=dict(orders or {}))
+        session = SpecSession(session_id, header, events, invariants, orders=dict(orders or {}))
         if minted is not None:
             self.counter = minted
         self.enter(session)
@@ -182,7 +185,16 @@ class SpecStore:
         if self._tell(lambda observer: observer.event(session, event)):
             self.errors.append({"code": Code.OBSERVER_FAILED.value, "session": session.id, "seq": event.seq})
 
-    def fork(self, source: str | SpecSession, boundary: Any, child_id: Any, time: int) -> SpecSession:
+    def fork(
+        self,
+        source: str | SpecSession,
+        boundary: Any,
+        child_id: Any,
+        time: int,
+        invariants: bool | None = None,
+    ) -> SpecSession:
+        """A child seeded with the parent's log up to ``boundary``; it keeps the live
+        invariants when its parent does, unless ``invariants`` says otherwise."""
         if child_id is not None and child_id in self.live:
             raise refuse(Code.SESSION_ALREADY_EXISTS, f'session "{child_id}" already exists')
         sid = source if isinstance(source, str) else source.id
@@ -195,7 +207,8 @@ class SpecStore:
         meta: dict[str, Any] = {"parentSession": parent.id, "seedLength": len(seed)}
         if "cwd" in parent.header:
             meta["cwd"] = parent.header["cwd"]
-        return self.create(child_id, [event_json(event) for event in seed], meta, time)
+        checks = parent.invariants if invariants is None else invariants
+        return self.create(child_id, [event_json(event) for event in seed], meta, time, invariants=checks)
 
 
 def check_cwd(session_id: str, cwd: Any) -> None:

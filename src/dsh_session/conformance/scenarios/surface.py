@@ -272,6 +272,16 @@ def scenarios() -> list[Scenario]:
             messages(),
         ),
         scenario(
+            "surface.invalidate-after-unread-replace-strict",
+            "A replace counts in the generation when it is appended, and the refold after invalidate counts it again",
+            ["docs/deviations.md D8", "docs/dialect-3fe196a751.md §C5.5"],
+            "strict",
+            new(log(TS(1), U("a"), U("b"))),
+            append(replace(U("s"), 1, 2, 1, 2)),
+            invalidate(),
+            generation().gives(3),
+        ),
+        scenario(
             "surface.non-surface-events-ignored",
             "Events of log-only types never join the surface, whatever else is in the log",
             [STEP, "docs/dialect-3fe196a751.md §C5.3", "docs/dialect-3fe196a751.md §C11 #45"],
