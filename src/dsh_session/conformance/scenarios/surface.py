@@ -273,7 +273,7 @@ def scenarios() -> list[Scenario]:
         ),
         scenario(
             "surface.invalidate-after-unread-replace-strict",
-            "A replace counts in the generation when it is appended, and the refold after invalidate counts it again",
+            "A replace counts in the generation when appended, and again in the refold after invalidate",
             ["docs/deviations.md D8", "docs/dialect-3fe196a751.md §C5.5"],
             "strict",
             new(log(TS(1), U("a"), U("b"))),
