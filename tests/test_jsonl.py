@@ -567,11 +567,11 @@ def test_a_publish_that_is_not_durable_is_taken_back(tmp_path: Path, monkeypatch
     backend.create(header("s"))
     backend.append("s", [])
 
-    def failing(path: str) -> None:
+    def failing(fd: int) -> None:
         raise OSError(errno.EIO, "I/O error")
 
     (tmp_path / "_no-cwd").mkdir(parents=True)
-    monkeypatch.setattr(jsonl, "fsync_dir", failing)
+    monkeypatch.setattr(jsonl, "sync_bucket", failing)
     with pytest.raises(StoreIOError):
         backend.append("s", events)
     assert os.listdir(tmp_path / "_no-cwd") == []
@@ -604,10 +604,10 @@ def test_a_read_only_log_that_needs_no_repair_loads(tmp_path: Path, monkeypatch:
     path = stored_file(tmp_path, events)
     real_open = os.open
 
-    def read_only(name: Any, flags: int, *args: Any) -> int:
+    def read_only(name: Any, flags: int, *args: Any, **kwargs: Any) -> int:
         if flags & os.O_RDWR:
             raise PermissionError(errno.EROFS, "Read-only file system")
-        return real_open(name, flags, *args)
+        return real_open(name, flags, *args, **kwargs)
 
     monkeypatch.setattr(os, "open", read_only)
     assert list(JsonlBackend(tmp_path).load("s").events) == events

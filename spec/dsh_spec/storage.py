@@ -23,6 +23,11 @@ after a torn boundary too -- and nothing is cut.
 directory ``cwd-<h12>`` (the first 12 hex digits of SHA-256 of ``cwd`` in
 UTF-8, a lone surrogate counting as U+FFFD, as Node encodes it), or
 ``_no-cwd`` without one; its file is ``<encode_segment(id)>.jsonl``.
+
+**No write through a link.** A store never writes through a symbolic link
+below its root (a bucket directory, a log, a first publish's temporary file,
+a database's ``-wal`` / ``-shm`` / ``-journal``): such a write is refused with
+``STORE_IO`` and nothing is written. Reads may follow a link to a regular file.
 """
 
 from __future__ import annotations

@@ -1,4 +1,12 @@
-"""Small file-system helpers for the JSONL backend: durable writes and a session lock."""
+"""Small file-system helpers for the JSONL backend: durable writes, a session lock, and
+opening below a store's root without following a symbolic link.
+
+A store never writes through a symbolic link: a write opens every directory
+and file below the root with ``O_NOFOLLOW`` relative to its parent's
+descriptor, so a link planted in the store (a bucket directory, a log, a
+temporary file, a database's journal) is refused with ``STORE_IO`` (``errno``
+``ELOOP``) before anything is written -- it could lead out of the root.
+"""
 
 from __future__ import annotations
 
@@ -105,6 +113,77 @@ def read_first_line(path: str, limit: int = HEADER_LIMIT) -> bytes | None:
         raise io_error(error, "reading", path) from None
     finally:
         os.close(fd)
+
+
+def symlink_refusal(path: str, what: str = "writing") -> StoreIOError:
+    """The refusal of a write whose way goes through the symbolic link at ``path``."""
+    try:
+        target = f" (to {os.readlink(path)!r})"
+    except OSError:
+        target = ""
+    return StoreIOError(
+        f"{what} {path}: it is a symbolic link{target}, and a store never writes through one "
+        "(it could lead out of the store); nothing was written -- put the file or directory "
+        "itself there, or point the store at the link's target",
+        path=path,
+        errno=_errno.ELOOP,
+    )
+
+
+def is_symlink_refusal(error: BaseException) -> bool:
+    """Whether ``error`` is :func:`symlink_refusal`'s."""
+    return isinstance(error, StoreIOError) and error.errno == _errno.ELOOP
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def open_nofollow(name: str, flags: int, *, dir_fd: int, path: str, mode: int = 0o600) -> int:
+    """``os.open(name, flags | O_NOFOLLOW, dir_fd=dir_fd)``; a symbolic link there is
+    :func:`symlink_refusal` (``path`` names it in the message), other failures ``OSError``."""
+    try:
+        return os.open(name, flags | os.O_NOFOLLOW, mode, dir_fd=dir_fd)
+    except OSError as error:
+        if error.errno in (_errno.ELOOP, _errno.EMLINK, _errno.ENOTDIR, _errno.EEXIST) and _is_link(
+            name, dir_fd
+        ):
+            raise symlink_refusal(path) from None
+        raise
+
+
+def open_bucket(root: str, name: str, *, create: bool) -> int:
+    """A descriptor of the directory ``<root>/<name>``, never through a symbolic link (created,
+    durably, with the root when ``create``). ``FileNotFoundError`` when it is not there."""
+    if create:
+        make_dirs(root)
+    root_fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        if create:
+            try:
+                os.mkdir(name, 0o700, dir_fd=root_fd)
+                os.fsync(root_fd)
+            except FileExistsError:
+                pass
+        return open_nofollow(
+            name, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0), dir_fd=root_fd, path=os.path.join(root, name)
+        )
+    finally:
+        os.close(root_fd)
+
+
+def first_symlink(paths: list[str]) -> str | None:
+    """The first of ``paths`` that is a symbolic link, or None."""
+    for path in paths:
+        try:
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                return path
+        except OSError:
+            continue
+    return None
 
 
 @contextmanager

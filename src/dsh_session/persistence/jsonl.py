@@ -32,12 +32,15 @@ from dsh_session.persistence._admit import LogAdmitter
 from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, close_open_turn, refusal
 from dsh_session.persistence._codec import event_line, header_from_json, header_line, parse_bytes
 from dsh_session.persistence._files import (
-    fsync_dir,
     io_error,
+    is_symlink_refusal,
     locked,
     make_dirs,
+    open_bucket,
+    open_nofollow,
     read_all,
     read_first_line,
+    symlink_refusal,
     write_all,
 )
 from dsh_session.persistence.errors import (
@@ -100,16 +103,9 @@ class JsonlBackend(BackendBase):
 
     def _load(self, session_id: str, expect: int | None, close_turn: bool = True) -> Loaded:
         path = self._locate(session_id)
-        writable = True
+        link: str | None = None  # the symbolic link that keeps a repair from writing the log
         try:
-            try:
-                if self.read_only:
-                    raise PermissionError(errno.EROFS, "opened read only")
-                fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
-            except OSError as error:
-                if error.errno not in _READ_ONLY:
-                    raise
-                fd, writable = os.open(path, os.O_RDONLY | os.O_NONBLOCK), False
+            fd, writable, link = self._open_log(path)
         except FileNotFoundError:
             raise self._not_found(session_id, self.root) from None
         except OSError as error:
@@ -119,14 +115,47 @@ class JsonlBackend(BackendBase):
             raise self._not_found(session_id, self.root)
         try:
             with locked(fd, exclusive=writable, timeout=self.lock_timeout, path=path):
-                return self._read_and_repair(fd, path, session_id, expect, writable, close_turn)
+                return self._read_and_repair(fd, path, session_id, expect, writable, close_turn, link)
         except OSError as error:
             raise io_error(error, "reading", path) from None
         finally:
             os.close(fd)
 
+    def _open_log(self, path: str) -> tuple[int, bool, str | None]:
+        """The log at ``path`` opened for a load: (fd, writable, the symbolic link on its way).
+
+        It is opened for writing only below the root without a symbolic link
+        on the way; through one (which reads may follow, to a regular file) or
+        when the file or store is read-only, it is opened for reading only.
+        """
+        if not self.read_only:
+            bucket, name = os.path.split(path)
+            try:
+                bucket_fd = open_bucket(self.root, os.path.basename(bucket), create=False)
+                try:
+                    fd = open_nofollow(name, os.O_RDWR | os.O_NONBLOCK, dir_fd=bucket_fd, path=path)
+                    return fd, True, None
+                finally:
+                    os.close(bucket_fd)
+            except StoreIOError as error:
+                if not is_symlink_refusal(error):
+                    raise
+                link = error.path
+                return os.open(path, os.O_RDONLY | os.O_NONBLOCK), False, link
+            except OSError as error:
+                if error.errno not in _READ_ONLY:
+                    raise
+        return os.open(path, os.O_RDONLY | os.O_NONBLOCK), False, None
+
     def _read_and_repair(
-        self, fd: int, path: str, session_id: str, expect: int | None, writable: bool, close_turn: bool
+        self,
+        fd: int,
+        path: str,
+        session_id: str,
+        expect: int | None,
+        writable: bool,
+        close_turn: bool,
+        link: str | None = None,
     ) -> Loaded:
         data = read_all(fd)
         admitter = LogAdmitter()
@@ -152,6 +181,8 @@ class JsonlBackend(BackendBase):
         size = scan.committed
         if (size == scan.size and not closers) or self.read_only:
             return Loaded(header, events, admitter, _FileToken(path, size, identity))
+        if link is not None:
+            raise symlink_refusal(link, "repairing (a torn tail or an open turn) through")
         if not writable:
             raise StoreIOError(
                 f"{path}: the log needs a crash repair (a torn tail or an open turn) but the file is "
@@ -280,57 +311,95 @@ class JsonlBackend(BackendBase):
     # -- writing ---------------------------------------------------------------------------
 
     def _publish(self, header: SessionHeader, payload: bytes) -> _FileToken:
-        """Publish a new log: header and first batch appear together, or not at all."""
+        """Publish a new log: header and first batch appear together, or not at all.
+
+        Everything is done relative to the bucket directory's descriptor, opened
+        without following a symbolic link, and no file is opened through one.
+        """
         path = self.path_of(header)
-        bucket = os.path.dirname(path)
+        bucket, name = os.path.split(path)
         try:
-            make_dirs(bucket)
+            make_dirs(self.root)
+            root_fd = os.open(self.root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
         except OSError as error:
-            raise io_error(error, "creating", bucket) from None
-        if os.path.lexists(path) or self._candidates(header.id):
-            raise self._published_by_another(path)
-        content = (header_line(header) + "\n").encode("utf-8") + payload
-        tmp = f"{path}.{secrets.token_hex(6)}.tmp"
+            raise io_error(error, "creating", self.root) from None
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            # First publishes of one root take turns (an flock on the root directory), so
+            # that of two creators of one id -- in any buckets -- exactly one publishes.
+            with locked(root_fd, exclusive=True, timeout=self.lock_timeout, path=self.root):
+                try:
+                    bucket_fd = open_bucket(self.root, os.path.basename(bucket), create=True)
+                except OSError as error:
+                    raise io_error(error, "creating", bucket) from None
+                try:
+                    return self._publish_in(bucket_fd, header, path, name, payload)
+                finally:
+                    os.close(bucket_fd)
+        finally:
+            os.close(root_fd)
+
+    def _publish_in(
+        self, bucket_fd: int, header: SessionHeader, path: str, name: str, payload: bytes
+    ) -> _FileToken:
+        try:
+            existing = os.stat(name, dir_fd=bucket_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            existing = None
+        except OSError as error:
+            raise io_error(error, "looking up", path) from None
+        if existing is not None and stat.S_ISLNK(existing.st_mode):
+            raise symlink_refusal(path)
+        if existing is not None or self._candidates(header.id):
+            raise self._published_by_another(path, header.id)
+        content = (header_line(header) + "\n").encode("utf-8") + payload
+        tmp_name = f"{name}.{secrets.token_hex(6)}.tmp"
+        tmp = os.path.join(os.path.dirname(path), tmp_name)
+        try:
+            fd = open_nofollow(tmp_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, dir_fd=bucket_fd, path=tmp)
             try:
                 write_all(fd, content)
                 os.fsync(fd)
             finally:
                 os.close(fd)
         except OSError as error:
-            _unlink_quietly(tmp)
+            _unlink_quietly(tmp_name, bucket_fd)
             raise io_error(error, "writing", tmp) from None
         try:
-            os.link(tmp, path)
+            os.link(tmp_name, name, src_dir_fd=bucket_fd, dst_dir_fd=bucket_fd, follow_symlinks=False)
         except FileExistsError:
-            _unlink_quietly(tmp)
-            raise self._published_by_another(path) from None
+            _unlink_quietly(tmp_name, bucket_fd)
+            raise self._published_by_another(path, header.id) from None
         except OSError as error:
-            _unlink_quietly(tmp)
+            _unlink_quietly(tmp_name, bucket_fd)
             raise io_error(error, "publishing", path) from None
         try:
-            fsync_dir(bucket)
-            info = os.stat(path)
+            sync_bucket(bucket_fd)
+            info = os.stat(name, dir_fd=bucket_fd, follow_symlinks=False)
             raced = len(self._candidates(header.id)) > 1
         except OSError as error:
             # Not durable: take the publish back so that the batch can simply be retried.
-            _unlink_quietly(path)
-            _unlink_quietly(tmp)
+            _unlink_quietly(name, bucket_fd)
+            _unlink_quietly(tmp_name, bucket_fd)
             raise io_error(error, "publishing", path) from None
         except PersistenceError:
             raced = True
-        _unlink_quietly(tmp)
+        _unlink_quietly(tmp_name, bucket_fd)
         if raced:
             # Another writer published the same id under another cwd meanwhile: back off.
-            _unlink_quietly(path)
-            raise self._published_by_another(path)
+            _unlink_quietly(name, bucket_fd)
+            raise self._published_by_another(path, header.id)
         return _FileToken(path, len(content), (info.st_dev, info.st_ino))
 
     def _append_lines(self, token: _FileToken, payload: bytes) -> _FileToken:
         path = token.path
+        bucket, name = os.path.split(path)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # never O_CREAT: no header-less logs
+            bucket_fd = open_bucket(self.root, os.path.basename(bucket), create=False)
+            try:
+                # never O_CREAT: no header-less logs
+                fd = open_nofollow(name, os.O_WRONLY | os.O_APPEND, dir_fd=bucket_fd, path=path)
+            finally:
+                os.close(bucket_fd)
         except FileNotFoundError:
             raise StoreConflictError(
                 Code.STORE_CONFLICT,
@@ -361,18 +430,28 @@ class JsonlBackend(BackendBase):
             os.close(fd)
         return token._replace(size=token.size + len(payload))
 
-    def _published_by_another(self, path: str) -> StoreConflictError:
+    def _published_by_another(self, path: str, session_id: str) -> StoreConflictError:
+        try:
+            others = [found for found in self._candidates(session_id) if found != path]
+        except PersistenceError:
+            others = []
+        where = f"at {others[0]}" if others else f"at {path}"
         return StoreConflictError(
             Code.STORE_CONFLICT,
-            f"{path}: a log already exists where this session's first events go; another writer "
-            "published it -- load the session instead of creating it",
-            path=path,
+            f"session {session_id!r} was stored meanwhile by another writer ({where}); nothing was "
+            "written -- load the session instead of creating it",
+            path=others[0] if others else path,
         )
 
 
-def _unlink_quietly(path: str) -> None:
+def sync_bucket(fd: int) -> None:
+    """Make a new entry of the bucket directory ``fd`` durable."""
+    os.fsync(fd)
+
+
+def _unlink_quietly(name: str, dir_fd: int) -> None:
     with contextlib.suppress(OSError):
-        os.unlink(path)
+        os.unlink(name, dir_fd=dir_fd)
 
 
 def _truncate_quietly(fd: int, size: int) -> None:

@@ -45,6 +45,7 @@ from dsh_session.persistence.sqlite_schema import (
     is_damage,
     open_database,
     precheck,
+    refuse_symlinks,
 )
 
 __all__ = ["SqliteBackend"]
@@ -254,6 +255,8 @@ class SqliteBackend(BackendBase):
         return _SqliteErrors(self.path, action)
 
     def _transaction(self, action: str) -> _Transaction:
+        if self.path != ":memory:":
+            refuse_symlinks(self.path, action)  # a journal planted as a link since the open
         return _Transaction(self._conn, self.path, action)
 
     def _conflict(self, session_id: str, expected: int, found: int | None) -> StoreConflictError:

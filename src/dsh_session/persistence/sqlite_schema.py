@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Final
 
 from dsh_session.errors import Code
-from dsh_session.persistence._files import make_dirs
+from dsh_session.persistence._files import first_symlink, make_dirs, symlink_refusal
 from dsh_session.persistence.errors import (
     CorruptStoreError,
     IncompatibleStoreError,
@@ -100,6 +100,7 @@ def open_database(path: str, *, journal_mode: str, busy_timeout: float) -> sqlit
     checkpoint a pending WAL into the file when it closes.
     """
     if path != ":memory:":
+        refuse_symlinks(path, "opening for writing")
         precheck(path)
         if os.path.exists(path) and os.path.getsize(path) > 0:
             _refuse_read_only(path)
@@ -126,6 +127,18 @@ def open_database(path: str, *, journal_mode: str, busy_timeout: float) -> sqlit
         conn.close()
         raise
     return conn
+
+
+#: The files SQLite keeps beside a database (its write-ahead log, shared index, rollback journal).
+COMPANIONS: Final = ("-wal", "-shm", "-journal")
+
+
+def refuse_symlinks(path: str, action: str) -> None:
+    """Refuse to write the database at ``path`` when it or one of its companion files is a
+    symbolic link (``STORE_IO``, ``ELOOP``): SQLite would write through it."""
+    link = first_symlink([path, *(path + suffix for suffix in COMPANIONS)])
+    if link is not None:
+        raise symlink_refusal(link, action)
 
 
 def _refuse_read_only(path: str) -> None:
