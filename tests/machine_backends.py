@@ -55,10 +55,11 @@ from dsh_session import (
     SqliteBackend,
 )
 from dsh_spec import ecma_text
+from dsh_spec.codes import Code
 from tests import pg_server
 from tests.machine_logs import TurnWriter
 from tests.machine_support import require
-from tests.spec_models import CodedError, MemoryModel, ModelBackend, SqliteModel
+from tests.spec_models import MemoryModel, ModelBackend, Refused, SqliteModel
 from tests.support import json_diff
 
 #: Session ids: plain, needing escapes in a file name, the names ``.`` and ``..``, a lone
@@ -90,8 +91,8 @@ def outcome_code(call: Callable[[], Any]) -> tuple[str | None, Any]:
     """``(None, result)``, or ``(code, None)`` when ``call`` refused with a coded error."""
     try:
         return None, call()
-    except CodedError as error:
-        return str(error.code), None
+    except Refused as error:
+        return error.code.value, None
     except DshSessionError as error:
         return str(error.code), None
 
@@ -363,19 +364,19 @@ class PostgresModel(SqliteModel):
         for key in ("id", "cwd", "parentSession"):
             value = header.get(key)
             if type(value) is str and _PG_UNSTORABLE.search(value):
-                raise CodedError("STORE_UNREPRESENTABLE", f"the header's {key} cannot be a PostgreSQL text")
+                raise Refused(Code.STORE_UNREPRESENTABLE, f"the header's {key} cannot be a PostgreSQL text")
 
     def check_events_storable(self, events: tuple[dsh_spec.Event, ...]) -> None:
         for event in events:
             if _PG_UNSTORABLE.search(event.type):
-                raise CodedError("STORE_UNREPRESENTABLE", "an event type cannot be a PostgreSQL text")
+                raise Refused(Code.STORE_UNREPRESENTABLE, "an event type cannot be a PostgreSQL text")
 
     def exists(self, session_id: str) -> bool:
         return not _PG_UNSTORABLE.search(session_id) and super().exists(session_id)
 
     def read(self, session_id: str, close_turn: bool) -> Any:
         if _PG_UNSTORABLE.search(session_id):
-            raise CodedError("SESSION_NOT_FOUND", f"session {session_id!r} not found")
+            raise Refused(Code.SESSION_NOT_FOUND, f"session {session_id!r} not found")
         return super().read(session_id, close_turn)
 
 

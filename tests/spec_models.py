@@ -1,32 +1,25 @@
 """The spec's models of storage, the store and the coordinator, as the machines import them.
 
-They live in ``dsh_session.conformance`` today (issue 14 moves them into
-``spec/``); the stateful machines import them from here only, so that move
-touches this one file.
+They live in ``spec/dsh_spec`` (``store``, ``persistence``, ``coordinator``); the
+stateful machines import them from here only.
 """
 
 from __future__ import annotations
 
-from dsh_session.conformance.adapter import CodedError, Unsupported
-from dsh_session.conformance.spec_coordinator import SpecCoordinator
-from dsh_session.conformance.spec_persistence import (
-    JsonlModel,
-    MemoryModel,
-    ModelBackend,
-    SqliteModel,
-    js_parse,
-)
-from dsh_session.conformance.spec_store import SpecSession, SpecStore
+from dsh_spec.coordinator import SpecCoordinator
+from dsh_spec.persistence import JsonlModel, MemoryModel, ModelBackend, SqliteModel, js_parse
+from dsh_spec.refusal import Refused, Unmodelled
+from dsh_spec.store import SpecSession, SpecStore
 
 __all__ = [
-    "CodedError",
     "JsonlModel",
     "MemoryModel",
     "ModelBackend",
+    "Refused",
     "SpecCoordinator",
     "SpecSession",
     "SpecStore",
     "SqliteModel",
-    "Unsupported",
+    "Unmodelled",
     "js_parse",
 ]

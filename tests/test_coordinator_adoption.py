@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dsh_spec
+import dsh_spec.adoption
 from dsh_session import (
     Code,
     Event,
@@ -217,7 +218,7 @@ def spec_outcome(case: Case) -> Outcome:
         head, events = case.stored
         stored = (spec_header(head), tuple(spec_event(i, raw) for i, raw in enumerate(events)))
     live = tuple(spec_event(i, raw) for i, raw in enumerate(case.live))
-    decision = dsh_spec.adoption(stored, spec_header(case.live_head), live)
+    decision = dsh_spec.adoption.adoption(stored, spec_header(case.live_head), live)
     if isinstance(decision, dsh_spec.Rejection):
         return ("refused", (decision.code, decision.seq))
     return ("new", 0) if decision.create else ("continues", decision.stored)
@@ -355,7 +356,7 @@ def test_spec_json_equality(a: object, b: object, same: bool) -> None:
 
 def test_spec_refuses_a_live_header_of_another_format_version() -> None:
     header: dict[str, dsh_spec.Json] = {"version": 1, "id": "x", "createdAt": 1}
-    refused = dsh_spec.adoption(None, header, ())
+    refused = dsh_spec.adoption.adoption(None, header, ())
     assert isinstance(refused, dsh_spec.Rejection)
     assert refused.code is Code.STORE_VERSION_UNSUPPORTED
 
@@ -364,7 +365,7 @@ def test_spec_an_absent_seed_length_is_not_0() -> None:
     stored_header: dict[str, dsh_spec.Json] = {"version": 0, "id": "x", "createdAt": 1, "seedLength": 0}
     live_header: dict[str, dsh_spec.Json] = {"version": 0, "id": "x", "createdAt": 1}
     stored: dsh_spec.StoredLog = (stored_header, ())
-    refused = dsh_spec.adoption(stored, live_header, ())
+    refused = dsh_spec.adoption.adoption(stored, live_header, ())
     assert isinstance(refused, dsh_spec.Rejection)
     assert refused.code is Code.ID_COLLISION_HEADER
-    assert dsh_spec.adoption(stored, stored[0], ()) == dsh_spec.Adopt(0, False)
+    assert dsh_spec.adoption.adoption(stored, stored[0], ()) == dsh_spec.Adopt(0, False)

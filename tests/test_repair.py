@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import dsh_spec
+import dsh_spec.repair
 from dsh_session import CLOSER_KEY_ORDER, Event, Replace, Session, interrupted_turn_closers, thaw
 from dsh_session.js_json import dumps
 from tests.logs import LogBuilder
@@ -322,5 +323,5 @@ def test_spec_repair_is_the_log_followed_by_its_closers() -> None:
     log = LogBuilder()
     log.turn_start(1)
     events = tuple(to_spec(event) for event in log.events)
-    assert dsh_spec.repair(events) == events + dsh_spec.interrupted_turn_closers(events)
-    assert dsh_spec.repair(events)[-1].type == "turn/end"
+    assert dsh_spec.repair.repair(events) == events + dsh_spec.interrupted_turn_closers(events)
+    assert dsh_spec.repair.repair(events)[-1].type == "turn/end"

@@ -7,7 +7,8 @@
 - :mod:`.adapter` -- in-process and subprocess adapters, and :func:`~.adapter.serve`;
 - :mod:`.runner` / :mod:`.report` -- running cases, outcomes, summaries;
 - :mod:`.python_adapter` -- this library behind the protocol (the example adapter);
-- :mod:`.spec_adapter` / :mod:`.spec_persistence` -- the executable spec behind it;
+- :mod:`.spec_adapter` -- the executable spec behind it (its models of the stores live in
+  ``dsh_spec``);
 - :mod:`.scenario`, :mod:`.scenarios`, :mod:`.generate` -- writing the suite from the spec;
 - :mod:`.fixtures` -- invalid-log fixtures, each breaking exactly one rule.
 

@@ -1029,8 +1029,8 @@ def _session_header(header: dict[str, Json]) -> Any:
 def verify_store(fixture: Fixture, workdir: str | None = None) -> str | None:
     """Write the fixture's store to a temporary place and load it with the spec's model of the stores:
     the code the load refuses it with, or ``None`` when it loads."""
-    from dsh_session.conformance.adapter import CodedError
-    from dsh_session.conformance.spec_persistence import ModelBackend
+    from dsh_spec.persistence import ModelBackend
+    from dsh_spec.refusal import Refused
 
     with tempfile.TemporaryDirectory(dir=workdir) as scratch:
         sqlite = (fixture.store or {}).get("format") == "sqlite"
@@ -1045,8 +1045,8 @@ def verify_store(fixture: Fixture, workdir: str | None = None) -> str | None:
                 backend.load(fixture.id)
             finally:
                 backend.close()
-        except CodedError as error:
-            return error.code
+        except Refused as error:
+            return error.code.value
     return None
 
 

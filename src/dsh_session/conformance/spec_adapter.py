@@ -7,10 +7,12 @@ function (``check_seed``, ``validate_append``, ``fold_surface``,
 ``fork_seed``, the request-header codec, ...). What the spec leaves to the
 API -- handles, the store's ids and observers, the replace generation's
 ``invalidate`` offset -- is modelled in a few lines each, from
-``docs/errors.md`` and ``docs/deviations.md``: the store in
-:mod:`.spec_store`, the stores on disk in :mod:`.spec_persistence`, the write
-coordinator in :mod:`.spec_coordinator`, PostgreSQL connections in
-:mod:`.spec_postgres`.
+``docs/errors.md`` and ``docs/deviations.md``, by the spec's models: the store
+in :mod:`dsh_spec.store`, the stores on disk in :mod:`dsh_spec.persistence`, the
+write coordinator in :mod:`dsh_spec.coordinator`, PostgreSQL connections in
+:mod:`dsh_spec.postgres`. A model's :class:`~dsh_spec.refusal.Refused` is a
+coded error of the protocol, its :class:`~dsh_spec.refusal.Unmodelled` an
+unsupported operation.
 
 The generator runs every scenario through this adapter to write the
 expected values of the suite.
@@ -24,16 +26,6 @@ from typing import Any
 import dsh_spec
 from dsh_session.conformance.adapter import CodedError, Unsupported, named, op_method
 from dsh_session.conformance.protocol import DIALECT, FEATURES, decode_args
-from dsh_session.conformance.spec_coordinator import SpecCoordinator
-from dsh_session.conformance.spec_persistence import Loaded, ModelBackend, copy_sessions, verify_copy
-from dsh_session.conformance.spec_postgres import open_postgres
-from dsh_session.conformance.spec_store import (
-    Recorder,
-    SpecSession,
-    SpecStore,
-    checked,
-    make_header,
-)
 from dsh_spec import (
     ABSENT,
     Draft,
@@ -50,6 +42,11 @@ from dsh_spec import (
     surface_nodes,
     tool_pairing_balanced,
 )
+from dsh_spec.coordinator import SpecCoordinator
+from dsh_spec.persistence import Loaded, ModelBackend, copy_sessions, verify_copy
+from dsh_spec.postgres import open_postgres
+from dsh_spec.refusal import Refused, Unmodelled, checked
+from dsh_spec.store import Recorder, SpecSession, SpecStore, make_header
 
 
 def draft_of(args: Mapping[str, Any]) -> Draft:
@@ -83,10 +80,15 @@ class SpecAdapter:
         self.statuses: dict[str, list[str]] = {}
 
     def classify(self, error: Exception) -> CodedError | None:
+        if isinstance(error, Refused):
+            return CodedError(error.code.value, error.message)
         return None
 
     def handle(self, op: str, args: dict[str, Any]) -> Any:
-        return op_method(self, op, "is not modelled")(decode_args(args))
+        try:
+            return op_method(self, op, "is not modelled")(decode_args(args))
+        except Unmodelled as error:
+            raise Unsupported(str(error)) from None
 
     # -- handles ---------------------------------------------------------------------------
 

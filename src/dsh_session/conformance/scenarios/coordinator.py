@@ -31,8 +31,8 @@ from dsh_session.conformance.scenarios.persistence import (
 )
 from dsh_session.conformance.scenarios.persistence import create as stored
 from dsh_session.conformance.scenarios.store import create, fork, listing, remove
-from dsh_session.conformance.spec_coordinator import DEFAULT_FLUSH_ON, DEFAULT_MAX_PENDING
 from dsh_spec.codes import Code
+from dsh_spec.coordinator import DEFAULT_FLUSH_ON, DEFAULT_MAX_PENDING
 
 COORD = "docs/persistence.md (The write coordinator)"
 ADOPTION = "dsh_spec.adoption.adoption"

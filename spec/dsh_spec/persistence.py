@@ -1,13 +1,14 @@
-"""The stores on disk, modelled for the spec adapter: JSONL trees, SQLite databases, memory.
+"""The stores on disk, modelled: JSONL trees, SQLite databases, memory.
 
-The rules come from ``dsh_spec.storage`` (the committed region:
-:func:`~dsh_spec.preserved_prefix`; the layout: :func:`~dsh_spec.cwd_bucket`,
-:func:`~dsh_spec.encode_segment`), the seed's rules
-(:func:`~dsh_spec.check_seed`), crash repair
-(:func:`~dsh_spec.interrupted_turn_closers`, :func:`~dsh_spec.closer_json`)
-and JavaScript's JSON text (:func:`~dsh_spec.js_stringify`). The file formats
-and the error codes of each situation are those of ``docs/persistence.md``
-and ``docs/errors.md`` (persistence block). Nothing here is shared with the
+The rules come from :mod:`dsh_spec.storage` (the committed region:
+:func:`~dsh_spec.storage.preserved_prefix`; the layout:
+:func:`~dsh_spec.storage.cwd_bucket`, :func:`~dsh_spec.storage.encode_segment`),
+the seed's rules (:func:`~dsh_spec.validation.check_seed`), crash repair
+(:func:`~dsh_spec.repair.interrupted_turn_closers`,
+:func:`~dsh_spec.repair.closer_json`) and JavaScript's JSON text
+(:func:`~dsh_spec.json_value.js_stringify`). The file formats and the error
+codes of each situation are those of ``docs/persistence.md`` and
+``docs/errors.md`` (persistence block). Nothing here is shared with the
 implementation's backends: this is a second, plain reading of the same
 documents, used to write the suite's expected values.
 """
@@ -24,31 +25,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from dsh_session.conformance.adapter import CodedError, Unsupported
-from dsh_session.conformance.spec_store import checked, ordered_record, refuse
-from dsh_spec import (
-    CLOSER_KEYS,
-    HOLE,
-    MAX_DEPTH,
-    RECORD_DEPTH,
-    TOO_DEEP,
-    Event,
-    Rejection,
-    check_seed,
-    closer_json,
-    cwd_bucket,
-    derive_messages,
-    encode_segment,
-    event_json,
-    interrupted_turn_closers,
-    js_stringify,
-    preserved_prefix,
-    text_depth,
-)
 from dsh_spec.adoption import same_event, same_json
 from dsh_spec.codes import Code
+from dsh_spec.events import Event, event_json
+from dsh_spec.json_value import EXACT_INT_LIMIT, MAX_DEPTH, js_stringify, text_depth
+from dsh_spec.projection import derive_messages
+from dsh_spec.refusal import Refused, Unmodelled, checked, refuse
+from dsh_spec.rejection import Rejection
+from dsh_spec.repair import closer_json, interrupted_turn_closers
+from dsh_spec.storage import HOLE, RECORD_DEPTH, TOO_DEEP, cwd_bucket, encode_segment, preserved_prefix
+from dsh_spec.store import ordered_record
+from dsh_spec.validation import check_seed
 
-_EXACT = 2**53
+_EXACT = EXACT_INT_LIMIT
 _HEADER_KEYS = frozenset({"type", "version", "id", "createdAt", "cwd", "parentSession", "seedLength"})
 _NAME_MAX = 255
 _TMP_SUFFIX = 17  # ".<12 hex>.tmp"
@@ -242,7 +231,7 @@ class ModelBackend:
             return SqliteModel(path, timeout)
         if kind == "memory":
             return MemoryModel()
-        raise Unsupported(f"no backend kind {kind!r} at {path!r}")
+        raise Unmodelled(f"no backend kind {kind!r} at {path!r}")
 
     # -- the interface ---------------------------------------------------------------------
 
@@ -512,7 +501,7 @@ class JsonlModel(ModelBackend):
                     continue
                 try:
                     header = stored_header(js_parse(first[:-1]))
-                except CodedError:
+                except Refused:
                     continue
                 if self.path_of(header) == path:
                     yield header
@@ -758,7 +747,7 @@ def _wanted(src: ModelBackend, ids: Any) -> list[str]:
     if ids is None:
         return [str(header["id"]) for header in src.list_headers()]
     if type(ids) is not list or not all(type(item) is str for item in ids):
-        raise Unsupported("ids must be a list of session ids")
+        raise Unmodelled("ids must be a list of session ids")
     return list(dict.fromkeys(ids))
 
 
@@ -804,6 +793,3 @@ def check_copy(session_id: str, original: Loaded, copy: Loaded) -> None:
         problem = "the derived messages differ"
     if problem is not None:
         raise refuse(Code.COPY_MISMATCH, f"session {session_id!r} does not load back equal: {problem}")
-
-
-__all__ = ["CLOSER_KEYS", "ModelBackend", "copy_sessions", "js_parse", "verify_copy"]

@@ -1,4 +1,4 @@
-"""Opening a PostgreSQL store, modelled for the spec adapter: the connection rules only.
+"""Opening a PostgreSQL store, modelled: the connection rules only.
 
 ``docs/errors.md`` (persistence block, "Database servers") says which code each
 way of failing to reach a store gets; this is a plain reading of it over
@@ -15,7 +15,7 @@ client library:
   ``STORE_CONNECTION_LOST``.
 
 A server that logs the model in and answers is a real store, which the spec
-does not model: that is ``Unsupported`` (the suite's cases only meet the
+does not model: that is :class:`~dsh_spec.refusal.Unmodelled` (the suite's cases only meet the
 servers the runner plays, ``conformance/README.md``).
 """
 
@@ -23,12 +23,18 @@ from __future__ import annotations
 
 import socket
 import struct
-from typing import Any
+from typing import Any, Final
 
-from dsh_session.conformance.adapter import Unsupported
-from dsh_session.conformance.servers import PROTOCOL_3, pg_message
-from dsh_session.conformance.spec_store import refuse
 from dsh_spec.codes import Code
+from dsh_spec.refusal import Unmodelled, refuse
+
+#: The protocol version 3.0 of a startup message.
+PROTOCOL_3: Final = 196608
+
+
+def pg_message(kind: bytes, body: bytes) -> bytes:
+    """A message of the protocol: its kind, its length (itself included), its body."""
+    return kind + struct.pack("!i", len(body) + 4) + body
 
 
 class _Dropped(Exception):
@@ -39,7 +45,7 @@ def open_postgres(args: dict[str, Any]) -> None:
     """Connect as ``persist.open`` with ``kind: "postgres"`` asks; raise the code the attempt earns."""
     host, port, user, database = (args.get(key) for key in ("host", "port", "user", "database"))
     if type(host) is not str or type(port) is not int or type(user) is not str or type(database) is not str:
-        raise Unsupported("persist.open postgres needs host, port, user and database")
+        raise Unmodelled("persist.open postgres needs host, port, user and database")
     timeout = args.get("connectTimeout", 10)
     where = f"postgresql://{user}@{host}:{port}/{database}"
     try:
@@ -56,7 +62,7 @@ def open_postgres(args: dict[str, Any]) -> None:
             kind, _body = _read(conn)
         except (_Dropped, OSError):
             raise refuse(Code.STORE_CONNECTION_LOST, f"{where} dropped the connection") from None
-    raise Unsupported(f"{where} is a live server (answered {kind!r}); the spec models no PostgreSQL store")
+    raise Unmodelled(f"{where} is a live server (answered {kind!r}); the spec models no PostgreSQL store")
 
 
 def _login(conn: socket.socket, user: str, database: str, where: str) -> None:
@@ -70,7 +76,7 @@ def _login(conn: socket.socket, user: str, database: str, where: str) -> None:
                 raise refuse(Code.STORE_AUTH_FAILED, f"{where} refused the credentials (SQLSTATE {sqlstate})")
             raise refuse(Code.STORE_UNREACHABLE, f"{where} refused the connection (SQLSTATE {sqlstate})")
         if kind == b"R" and struct.unpack("!i", body[:4])[0] != 0:
-            raise Unsupported(f"{where} asks for a password; the model speaks no authentication method")
+            raise Unmodelled(f"{where} asks for a password; the model speaks no authentication method")
         if kind == b"Z":
             return
 

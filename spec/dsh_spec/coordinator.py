@@ -1,10 +1,10 @@
-"""The write coordinator, modelled for the spec adapter.
+"""The write coordinator, modelled.
 
 A plain reading of ``docs/persistence.md`` ("The write coordinator"),
 ``docs/errors.md`` (write coordinator block) and ``docs/deviations.md`` C1-C8,
-over the spec's store model (:class:`~.spec_store.SpecStore`) and stores
-(:mod:`.spec_persistence`); whether a live session may take over what is stored
-under its id is ``dsh_spec.adoption``. Nothing is shared with the
+over the spec's store model (:class:`~dsh_spec.store.SpecStore`) and stores
+(:mod:`dsh_spec.persistence`); whether a live session may take over what is stored
+under its id is :mod:`dsh_spec.adoption`. Nothing is shared with the
 implementation's coordinator.
 
 - Attached to a store and a backend, the coordinator **binds** every live
@@ -30,11 +30,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from dsh_session.conformance.adapter import CodedError
-from dsh_session.conformance.spec_persistence import Loaded, ModelBackend
-from dsh_session.conformance.spec_store import SpecSession, SpecStore, refuse
-from dsh_spec import Adopt, Event, Rejection, adoption, event_json
+from dsh_spec.adoption import Adopt, adoption
 from dsh_spec.codes import Code
+from dsh_spec.events import Event, event_json
+from dsh_spec.persistence import Loaded, ModelBackend
+from dsh_spec.refusal import Refused, refuse
+from dsh_spec.rejection import Rejection
+from dsh_spec.store import SpecSession, SpecStore
 
 #: The library's defaults (``docs/persistence.md``): flush after these types, or once 512 wait.
 DEFAULT_FLUSH_ON = ("turn/end", "step/end", "tool/result")
@@ -60,14 +62,14 @@ class SpecCoordinator:
         self.flush_on = frozenset(flush_on)
         self.max_pending = max_pending
         self.bindings: dict[str, Binding] = {}
-        self.refused: dict[str, tuple[SpecSession, CodedError]] = {}
+        self.refused: dict[str, tuple[SpecSession, Refused]] = {}
         self.resuming: Loaded | None = None
         self.closed = False
         store.observers.append(self)
         for session in list(store.live.values()):
             try:
                 self.bind(session)
-            except CodedError:
+            except Refused:
                 continue  # listed as refused
 
     # -- the store's notifications ---------------------------------------------------------
@@ -118,7 +120,7 @@ class SpecCoordinator:
     def refusals(self) -> list[dict[str, Any]]:
         live = self.store.live
         found = [
-            {"id": sid, "code": error.code}
+            {"id": sid, "code": error.code.value}
             for sid, (session, error) in self.refused.items()
             if live.get(sid) is session
         ]
@@ -182,7 +184,7 @@ class SpecCoordinator:
             decided = adoption(self.read(sid), session.header, session.log)
             if isinstance(decided, Rejection):
                 raise refuse(decided.code, decided.message)
-        except CodedError as error:
+        except Refused as error:
             self.refused[sid] = (session, error)
             raise
         assert isinstance(decided, Adopt)
@@ -197,8 +199,8 @@ class SpecCoordinator:
         if stored is None or stored[0]["id"] != session_id:
             try:
                 stored = self.backend.load(session_id, close_turn=False)
-            except CodedError as error:
-                if error.code == Code.SESSION_NOT_FOUND.value:
+            except Refused as error:
+                if error.code is Code.SESSION_NOT_FOUND:
                     return None
                 raise
         return stored[0], stored[1]
@@ -241,13 +243,13 @@ class SpecCoordinator:
         if old is not None:
             self.release_stale(old)
 
-    def drain(self) -> list[tuple[str, CodedError]]:
-        failures: list[tuple[str, CodedError]] = []
+    def drain(self) -> list[tuple[str, Refused]]:
+        failures: list[tuple[str, Refused]] = []
         for sid, binding in list(self.bindings.items()):
             try:
                 self.write(binding)
                 self.prune(binding)
-            except CodedError as error:
+            except Refused as error:
                 failures.append((sid, error))
         for sid, (session, _error) in list(self.refused.items()):
             if self.store.live.get(sid) is not session:
@@ -255,14 +257,14 @@ class SpecCoordinator:
                 continue
             try:
                 self.write(self.bind(session))
-            except CodedError as error:
+            except Refused as error:
                 failures.append((sid, error))
         return failures
 
     @staticmethod
-    def raise_failures(failures: list[tuple[str, CodedError]]) -> None:
+    def raise_failures(failures: list[tuple[str, Refused]]) -> None:
         if failures:
-            detail = "; ".join(f"{sid!r}: {error.code}" for sid, error in failures)
+            detail = "; ".join(f"{sid!r}: {error.code.value}" for sid, error in failures)
             raise refuse(Code.DRAIN_FAILED, f"{len(failures)} session(s) could not be written: {detail}")
 
     def check_open(self) -> None:
@@ -270,5 +272,5 @@ class SpecCoordinator:
             raise refuse(Code.STORE_CLOSED, "the coordinator is closed")
 
     @staticmethod
-    def unbound(session: SpecSession) -> CodedError:
+    def unbound(session: SpecSession) -> Refused:
         return refuse(Code.SESSION_NOT_LIVE, f"session {session.id!r} is not persisted by this coordinator")

@@ -1,9 +1,9 @@
-"""The session store, modelled for the spec adapter: sessions, ids, observers.
+"""The session store, modelled: sessions, ids, observers.
 
 A session is a ``dsh_spec`` log with its header; the store's rules -- minted
 ids, entering, removing, observers and forks -- come from ``docs/errors.md``
 (store block) and ``docs/deviations.md`` D-S1..D-S5, each in a few lines. The
-write coordinator's model (:mod:`.spec_coordinator`) observes this store.
+write coordinator's model (:mod:`dsh_spec.coordinator`) observes this store.
 """
 
 from __future__ import annotations
@@ -12,37 +12,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-import dsh_spec
-from dsh_session.conformance.adapter import CodedError
-from dsh_spec import (
-    Draft,
-    Event,
-    Rejection,
-    check_seed,
-    check_seed_with_invariants,
-    event_json,
-    validate_append,
-    validate_append_with_invariants,
-)
 from dsh_spec.codes import Code
-
-
-class Rejected(CodedError):
-    """A spec rejection, as an error of the protocol."""
-
-    def __init__(self, rejection: Rejection) -> None:
-        super().__init__(rejection.code.value, rejection.message)
-
-
-def refuse(code: Code, message: str) -> CodedError:
-    return CodedError(code.value, message)
-
-
-def checked(value: Any) -> Any:
-    """``value``, or raise it when it is a :class:`Rejection`."""
-    if isinstance(value, Rejection):
-        raise Rejected(value)
-    return value
+from dsh_spec.events import Event, event_json
+from dsh_spec.fork import fork_seed
+from dsh_spec.invariants import check_seed_with_invariants, validate_append_with_invariants
+from dsh_spec.refusal import Refused, checked, refuse
+from dsh_spec.validation import Draft, check_seed, validate_append
 
 
 def ordered_record(event: Event, order: tuple[str, ...] | None) -> dict[str, Any]:
@@ -97,7 +72,7 @@ class Recorder:
 
 @runtime_checkable
 class Observer(Protocol):
-    """What the store tells its observers; raising :class:`CodedError` is failing."""
+    """What the store tells its observers; raising :class:`~dsh_spec.refusal.Refused` is failing."""
 
     def created(self, session: SpecSession) -> None: ...
 
@@ -173,7 +148,7 @@ class SpecStore:
         for observer in list(self.observers):
             try:
                 hear(observer)
-            except CodedError:
+            except Refused:
                 failed = True
         return failed
 
@@ -203,7 +178,7 @@ class SpecStore:
             raise refuse(Code.SESSION_NOT_FOUND, f'session "{sid}" not found')
         if not isinstance(source, str) and parent is not source:
             raise refuse(Code.SESSION_NOT_LIVE, f'session "{sid}" is not the live store instance')
-        seed = checked(dsh_spec.fork_seed(parent.log, boundary, sid))
+        seed = checked(fork_seed(parent.log, boundary, sid))
         meta: dict[str, Any] = {"parentSession": parent.id, "seedLength": len(seed)}
         if "cwd" in parent.header:
             meta["cwd"] = parent.header["cwd"]
