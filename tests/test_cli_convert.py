@@ -205,6 +205,49 @@ def test_a_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
     assert run("convert", str(case_dir / "jsonl"), str(tmp_path / "d.db")).stderr == ""
 
 
+class _Recorder:
+    """Stands in for convert's rich bar: what it was told."""
+
+    def __init__(self) -> None:
+        self.totals: list[int] = []
+        self.advanced = 0
+
+    def __enter__(self) -> _Recorder:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        return None
+
+    def add_task(self, _description: str, *, total: int, **_fields: Any) -> int:
+        self.totals.append(total)
+        return 0
+
+    def update(self, _task: int, *, advance: int = 0, **_fields: Any) -> None:
+        self.advanced += advance
+
+
+@pytest.mark.parametrize("verify", [True, False])
+def test_the_progress_bar_counts_events(
+    verify: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dsh_session.cli import _progress
+
+    root = _store_of_three(tmp_path)
+    # The events each session is copied with: as a load returns it (the cases load unrepaired).
+    events = sum(
+        len(expected(tmp_path / case, "jsonl")["events"])
+        for case in ("single-turn-text-cwd", "compaction-once-cwd", "all-surface-types-no-cwd")
+    )
+    recorder = _Recorder()
+    monkeypatch.setattr(_progress, "copy_bar", lambda *_args, **_kwargs: recorder)
+    args = ["convert", str(root), str(tmp_path / "out.db"), *([] if verify else ["--no-verify"])]
+    ran = run(*args, env={"FORCE_COLOR": "1"})
+    assert ran.status == 0, ran.stderr
+    stages = 3 if verify else 2  # loaded from SRC, written to DST (and loaded back)
+    assert recorder.totals == [events * stages]
+    assert recorder.advanced == events * stages
+
+
 def test_a_destination_that_holds_the_sessions_is_named_in_the_message(tmp_path: Path) -> None:
     root = _store_of_three(tmp_path)
     for dst in (root, tmp_path / "copy.db"):

@@ -12,11 +12,10 @@ from pathlib import Path
 
 import click
 import pytest
-from rich.console import Console
 
 from dsh_session import MemoryBackend, MemoryStore
-from dsh_session.cli import _errors, _resolve, main
-from dsh_session.cli import derive as derive_module
+from dsh_session.cli import _common as common_module
+from dsh_session.cli import _errors, _output, _resolve, main
 from tests.cli_support import run
 from tests.reference import copy_case
 
@@ -195,7 +194,7 @@ def test_an_unexpected_exception_is_a_bug_with_exit_3(
     def broken(*_args: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(derive_module, "read_snapshot", broken)
+    monkeypatch.setattr(common_module, "read_snapshot", broken)
     case_dir = copy_case("single-turn-text-cwd", tmp_path)
     ran = run("derive", str(case_dir / "jsonl"))
     assert ran.status == 3
@@ -206,10 +205,67 @@ def test_an_unexpected_exception_is_a_bug_with_exit_3(
     assert isinstance(debug.exception, RuntimeError)
 
 
-def test_usage_errors_exit_2() -> None:
+def test_usage_errors_are_one_line_with_exit_2() -> None:
     ran = run("derive")
-    assert ran.status == 2 and "Missing argument 'PATH'" in ran.stderr
-    assert run("derive", "x", "--backend", "postgres").status == 2
+    assert ran.status == 2
+    assert ran.error_lines == ["dsh-session: error: missing argument 'PATH' (see dsh-session derive --help)"]
+    assert ran.stdout == ""
+    for args in (
+        ("derive", "x", "--backend", "nosuch"),
+        ("inspect", "x", "--nosuch"),
+        ("nosuch",),
+        ("--nosuch", "derive", "x"),
+        ("validate", "x", "--json", "--backend", "nosuch"),
+    ):
+        ran = run(*args)
+        assert ran.status == 2, args
+        (line,) = ran.error_lines
+        assert line.startswith("dsh-session: error: ") and "Usage:" not in ran.stderr, (args, ran.stderr)
+        assert "--help" in line, line
+    assert "'nosuch'" in run("nosuch").stderr
+
+
+def test_with_json_a_failure_prints_one_json_object_as_well(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.db"
+    for command in ("validate", "derive", "surface", "inspect", "repair", "fork", "convert"):
+        args = [command, str(missing), *(["out.db"] if command == "convert" else []), "--json"]
+        ran = run(*args)
+        assert ran.status == 2, (command, ran.stderr)
+        if command == "validate":  # its report names the unreadable PATH
+            assert ran.json()["sessions"][0]["status"] == "unreadable"
+            continue
+        assert len(ran.error_lines) == 1 and ran.error_lines[0].startswith("dsh-session: error: ")
+        assert ran.json() == {
+            "error": {"code": None, "message": f"{missing}: no such file or directory"},
+            "status": 2,
+        }, command
+    case_dir = copy_case("single-turn-text-cwd", tmp_path)
+    ran = run("derive", str(case_dir / "jsonl"), "--id", "nobody", "--json")
+    assert ran.status == 2
+    assert ran.json()["error"]["code"] == "SESSION_NOT_FOUND"
+    assert ran.json()["status"] == 2
+    assert "nobody" in ran.json()["error"]["message"]
+    usage = run("derive", "--json")
+    assert usage.status == 2
+    assert usage.json() == {
+        "error": {"code": None, "message": "missing argument 'PATH' (see dsh-session derive --help)"},
+        "status": 2,
+    }
+    assert run("derive", str(missing)).stdout == ""  # without --json, stdout stays empty
+
+
+def test_version_names_the_program() -> None:
+    from importlib.metadata import version
+
+    assert run("--version").stdout == f"dsh-session {version('dsh-session')}\n"
+
+
+def test_help_is_plain_text() -> None:
+    for path, _command in _commands(main):
+        ran = run(*path, "--help")
+        assert ran.status == 0, path
+        assert "``" not in ran.stdout, (path, ran.stdout)
+    assert "``" not in run("--help").stdout
 
 
 def test_colour_only_on_a_terminal_and_never_with_no_color(tmp_path: Path) -> None:
@@ -316,11 +372,9 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(
     def gone(*_args: object, **_kwargs: object) -> None:
         raise BrokenPipeError
 
-    # What writing to a closed pipe raises, from rich (its on_broken_pipe hook) and from click.echo.
-    if as_json:
-        monkeypatch.setattr(click, "echo", gone)
-    else:
-        monkeypatch.setattr(Console, "_write_buffer", gone)  # rich turns it into on_broken_pipe()
+    # What writing to a closed pipe raises, wherever the output is written.
+    for name in ("print", "raw", "json", "json_parts"):
+        monkeypatch.setattr(_output.Output, name, gone)
     case_dir = copy_case("single-turn-text-cwd", tmp_path)
     ran = run("derive", str(case_dir / "jsonl"), *(["--json"] if as_json else []))
     assert ran.status == 141

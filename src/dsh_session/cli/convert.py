@@ -25,7 +25,6 @@ from collections.abc import Iterable
 from typing import Any
 
 import click
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
 from dsh_session.cli._app import main
 from dsh_session.cli._common import opened
@@ -39,7 +38,7 @@ from dsh_session.cli._options import (
     to_backend_option,
     to_pg_schema_option,
 )
-from dsh_session.cli._output import Output, escape, output
+from dsh_session.cli._output import Output, escape, is_terminal, output
 from dsh_session.cli._readonly import admit
 from dsh_session.cli._resolve import Source, open_target, shown
 from dsh_session.cli._sessions import Unreadable, report, to_act_on
@@ -151,7 +150,7 @@ def convert(
         written: list[str] = []
         try:
             _check_free(target, ids, dst_shown)
-            progress = _progress(out, disable=as_json or not out.notes.is_terminal or not sum(sizes))
+            progress = _progress(out, disable=as_json or not is_terminal(out.stderr) or not sum(sizes))
             with progress:
                 stages = 2 if no_verify else 3
                 task = progress.add_task("", total=sum(sizes) * stages, sessions=f"0/{len(ids)}")
@@ -213,19 +212,30 @@ def _check_free(target: SessionBackend, ids: list[str], dst: str) -> None:
     )
 
 
-def _progress(out: Output, *, disable: bool) -> Progress:
-    """The bar: it advances by events, as each session's copy is loaded, written and verified."""
-    return Progress(
-        TextColumn("copying"),
-        BarColumn(),
-        TaskProgressColumn(),
-        TextColumn("{task.fields[sessions]} sessions"),
-        TextColumn("{task.description}"),
-        TimeRemainingColumn(),
-        console=out.notes,
-        transient=True,
-        disable=disable,
-    )
+def _progress(out: Output, *, disable: bool) -> Any:
+    """The bar: it advances by events, as each session's copy is loaded, written and verified
+    (rich is imported only to draw it)."""
+    if disable:
+        return _NoBar()
+    from dsh_session.cli._progress import copy_bar
+
+    return copy_bar(out.stderr, color=out.notes_color)
+
+
+class _NoBar:
+    """The bar's calls, drawing nothing (piped, ``--json``)."""
+
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        return None
+
+    def add_task(self, *_args: Any, **_fields: Any) -> int:
+        return 0
+
+    def update(self, *_args: Any, **_fields: Any) -> None:
+        return None
 
 
 def _midway(error: DshSessionError, written: list[str], dst: str) -> CliError:

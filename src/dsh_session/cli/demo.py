@@ -7,11 +7,10 @@ from importlib import resources
 from typing import Any
 
 import click
-from rich.table import Table
 
 from dsh_session.cli._app import main
 from dsh_session.cli._options import no_color_option
-from dsh_session.cli._output import output
+from dsh_session.cli._output import escape, output
 from dsh_session.session import Session
 
 
@@ -26,27 +25,31 @@ def demo(as_json: bool, no_color: bool) -> None:
     nodes = session.surface.nodes
     messages = session.derive_messages()
     if as_json:
-        out = {
+        document = {
             "events": session.seq,
             "surface": [node._asdict() for node in nodes],
             "generation": session.surface.replace_generation,
             "messages": messages.to_json(),
         }
-        output(no_color).json(out)  # one line, as every --json
+        output(no_color).json(document)  # one line, as every --json
         return
-    console = output(no_color).console
-    console.print(
+    out = output(no_color)
+    out.print(
         f"[bold]example session[/bold]: {session.seq} events, valid; "
         f"{len(nodes)} surface nodes, replace generation {session.surface.replace_generation}"
     )
-    table = Table("seq", "type", "prev", "next", title="surface (head to tail)")
-    for node in nodes:
-        event = session.events[node.seq]
-        table.add_row(str(node.seq), event.type, _opt(node.prev), _opt(node.next))
-    console.print(table)
-    console.print(f"[bold]derived messages[/bold] ({len(messages)}):")
+    out.print("[bold]surface (head to tail)[/bold]")
+    rows = [("seq", "type", "prev", "next")]
+    events = session.events
+    rows += [(str(node.seq), events[node.seq].type, _opt(node.prev), _opt(node.next)) for node in nodes]
+    widths = [max(len(row[column]) for row in rows) for column in range(3)]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True)]
+        out.print(escape("  ".join([*cells, row[3]])))
+    out.print(f"[bold]derived messages[/bold] ({len(messages)}):")
     for index, message in enumerate(messages):
-        console.print(f"[cyan]{index} {message['role']}[/cyan]", _render(message["content"]), highlight=False)
+        role, text = escape(str(message["role"])), escape(_render(message["content"]))
+        out.print(f"[cyan]{index} {role}[/cyan] {text}")
 
 
 def _opt(value: int | None) -> str:

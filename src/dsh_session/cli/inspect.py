@@ -13,72 +13,70 @@ A *tool call* is a ``tool-call`` block of an ``assistant/message`` or a
 
 from __future__ import annotations
 
+import datetime
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from rich.table import Table
-from rich.text import Text
-
-from dsh_session.cli._app import main
-from dsh_session.cli._common import read_snapshot, seeded
-from dsh_session.cli._options import view_options
-from dsh_session.cli._output import controls, escape, output, visible
+from dsh_session.cli._common import View, view_command
+from dsh_session.cli._output import controls, escape
 from dsh_session.cli._readonly import Snapshot
 from dsh_session.cli._resolve import shown
-from dsh_session.event import Event, Replace
-from dsh_session.persistence._codec import event_line, header_line
+from dsh_session.event import Event, LoggedEvent, Replace, SessionHeader
+from dsh_session.js_json import dumps, js_number, js_string
+from dsh_session.session import Session
 
-__all__ = ["inspect", "summarize"]
+__all__ = ["inspect", "readable_time", "summarize"]
 
 
-@main.command()
-@view_options
-def inspect(
-    path: str,
-    session_id: str | None,
-    repaired: bool,
-    backend: str | None,
-    pg_schema: str | None,
-    as_json: bool,
-    no_color: bool,
-) -> None:
+@view_command
+def inspect(view: View) -> None:
     """Summarize a session: turns, steps, tool calls, compactions, sizes, header, lineage."""
-    snap, kind = read_snapshot(path, backend, session_id, pg_schema)
-    summary = summarize(snap, repaired=repaired, backend=kind)
-    out = output(no_color)
-    if as_json:
+    summary = summarize(view.snap, repaired=view.repaired, backend=view.kind, session=view.session)
+    out = view.out
+    if view.as_json:
         out.json(summary)
         return
-    table = Table(
-        show_header=False,
-        box=None,
-        title=Text(visible(f"session {controls(summary['id'])}")),
-        title_justify="left",
-    )
-    table.add_column(style="bold")
-    table.add_column()
-    for label, value in _rows(summary):
-        table.add_row(label, Text(visible(value)))
-    out.print(table)
+    out.print(f"[bold]session {escape(controls(summary['id']))}[/bold]")
+    rows = _rows(summary)
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        out.print(f"[bold]{label.ljust(width)}[/bold]  {escape(controls(value))}".rstrip())
     repair = summary["repair"]
-    if repair is not None and not repaired:
-        command = f"dsh-session repair {shown(path, backend)}"
-        if pg_schema is not None:
-            command += f" --pg-schema {pg_schema}"
+    if repair is not None and not view.repaired:
+        command = f"dsh-session repair {shown(view.path, view.backend)}"
+        if view.pg_schema is not None:
+            command += f" --pg-schema {view.pg_schema}"
         out.print(
             f"[yellow]a load would repair it:[/yellow] cut {repair['cutRecords']} torn record(s), "
-            f"add {repair['closers']} closer(s) -- [bold]{escape(command)}[/bold]"
+            f"add {repair['closers']} closer(s) -- [bold]{escape(controls(command))}[/bold]"
         )
 
 
-def summarize(snap: Snapshot, *, repaired: bool, backend: str) -> dict[str, Any]:
-    """The ``inspect --json`` document for ``snap``."""
+def readable_time(ms: Any) -> str:
+    """A time in milliseconds since the epoch as a UTC date and time (``2026-01-01 00:00:00.000
+    UTC``); a value no date can be made of is shown as it is."""
+    if type(ms) is not int:
+        return str(ms)
+    try:
+        moment = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.UTC)
+    except (OverflowError, OSError, ValueError):
+        return f"{ms} ms since the epoch"
+    moment = moment.replace(microsecond=(ms % 1000) * 1000)
+    return moment.strftime("%Y-%m-%d %H:%M:%S.") + f"{ms % 1000:03d} UTC"
+
+
+def summarize(
+    snap: Snapshot, *, repaired: bool, backend: str, session: Session | None = None
+) -> dict[str, Any]:
+    """The ``inspect --json`` document for ``snap`` (``session``: one seeded with its log)."""
     events = snap.log(repaired)
     header = snap.header
-    session = seeded(snap, repaired)
+    if session is None:
+        session = Session(header.id, seed=events, header=header)
     types = Counter(event.type for event in events)
-    calls, answered = _tool_calls(events)
+    facts = _facts(events)
+    calls, answered = facts.calls, facts.answered
     reading = snap.reading
     repair = None
     if snap.needs_repair:
@@ -95,26 +93,17 @@ def summarize(snap: Snapshot, *, repaired: bool, backend: str) -> dict[str, Any]
         "header": header.to_json(),
         "lineage": {"parentSession": header.parent_session, "seedLength": header.seed_length},
         "events": len(events),
-        "bytes": len(header_line(header).encode("utf-8"))
-        + 1
-        + sum(len(event_line(event).encode("utf-8")) + 1 for event in events),
+        "bytes": jsonl_bytes(header, events),
         "storedBytes": reading.stored_bytes,
         "time": {"first": events[0].time if events else None, "last": events[-1].time if events else None},
-        "turns": {
-            "count": types["turn/start"],
-            "open": _open_turn(events),
-            "interrupted": sum(1 for event in events if _reason(event) == "interrupted"),
-        },
+        "turns": {"count": types["turn/start"], "open": facts.open_turn, "interrupted": facts.interrupted},
         "steps": types["step/start"],
         "toolCalls": {
             "total": len(calls),
             "answered": len(answered),
             "unanswered": [call[2] for call in calls if call not in answered],
         },
-        "compactions": {
-            "started": types["compact/start"],
-            "replaces": sum(1 for event in events if isinstance(event.surface_op, Replace)),
-        },
+        "compactions": {"started": types["compact/start"], "replaces": facts.replaces},
         "surface": {"nodes": len(session.surface), "generation": session.surface.replace_generation},
         "messages": len(session.derive_messages()),
         "types": dict(sorted(types.items())),
@@ -122,42 +111,104 @@ def summarize(snap: Snapshot, *, repaired: bool, backend: str) -> dict[str, Any]
     }
 
 
-def _tool_calls(events: Sequence[Event]) -> tuple[list[tuple[Any, Any, Any]], set[tuple[Any, Any, Any]]]:
-    """The tool calls of the log (in order of first mention) and those a result answers."""
+def jsonl_bytes(header: SessionHeader, events: Sequence[Event]) -> int:
+    """The size of the session written as JSONL (the header line and one line per event, each
+    with its newline), counted from the events' canonical payload texts -- nothing is encoded:
+    a line is ``{"type":T,"seq":S,"time":M,"data":D[,"sourceEventSeqs":[...]][,"surfaceOp":O]}``,
+    whatever the order of its keys."""
+    fixed = len('{"type":,"seq":,"time":,"data":}\n')
+    header_json = {"type": "session", **header.to_json()}
+    total = len(
+        ("{" + ",".join(f"{js_string(k)}:{_scalar(v)}" for k, v in header_json.items()) + "}\n").encode()
+    )
+    quoted: dict[str, int] = {}
+    for event in events:
+        kind = quoted.get(event.type)
+        if kind is None:
+            kind = quoted[event.type] = len(js_string(event.type).encode("utf-8", "surrogatepass"))
+        time = event.time
+        total += fixed + kind + len(str(event.seq)) + len(js_number(time)) + len(_text(event))
+        refs = event.source_event_seqs
+        if refs is not None:
+            total += len(',"sourceEventSeqs":[]') + sum(len(str(ref)) for ref in refs) + max(len(refs) - 1, 0)
+        op = event.surface_op
+        if op is not None:
+            total += len(',"surfaceOp":')
+            if isinstance(op, Replace):
+                total += len('{"op":"replace","start":,"end":}') + len(str(op.start)) + len(str(op.end))
+            else:
+                total += len(js_string(op))
+    return total
+
+
+def _text(event: Event) -> bytes:
+    """The canonical JSON text of ``event``'s payload (a logged event holds it)."""
+    return (
+        event.text if isinstance(event, LoggedEvent) else dumps(event.data).encode("utf-8", "surrogatepass")
+    )
+
+
+def _scalar(value: Any) -> str:
+    return js_string(value) if isinstance(value, str) else js_number(value)
+
+
+class _Facts:
+    """What ``inspect`` counts in one pass over the log."""
+
+    __slots__ = ("answered", "calls", "interrupted", "open_turn", "replaces")
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, Any, Any]] = []
+        self.answered: set[tuple[Any, Any, Any]] = set()
+        self.open_turn: Any = None
+        self.interrupted = 0
+        self.replaces = 0
+
+
+#: The event types whose payload ``inspect`` looks into (every other is only counted).
+_LOOKED_INTO = frozenset({"assistant/message", "tool/call", "tool/result", "turn/start", "turn/end"})
+
+
+def _facts(events: Sequence[Event]) -> _Facts:
+    """The tool calls of the log (in order of first mention) and those a result answers; the turn
+    the log ends inside (or None); the interrupted turns; the replaces. Only the payloads of the
+    events that can tell are decoded."""
+    facts = _Facts()
     calls: dict[tuple[Any, Any, Any], None] = {}
     results: set[tuple[Any, Any, Any]] = set()
     for event in events:
+        if isinstance(event.surface_op, Replace):
+            facts.replaces += 1
+        kind = event.type
+        if kind not in _LOOKED_INTO:
+            continue
+        if kind == "turn/end":
+            facts.open_turn = None
+            if b"interrupted" not in _text(event):
+                continue
         data = event.data
         if not isinstance(data, dict):
             continue
+        if kind == "turn/start":
+            facts.open_turn = data.get("turn")
+            continue
+        if kind == "turn/end":
+            reason = data.get("reason")
+            if isinstance(reason, dict) and reason.get("kind") == "interrupted":
+                facts.interrupted += 1
+            continue
         where = (data.get("turn"), data.get("step"))
-        if event.type == "assistant/message" and isinstance(data.get("content"), list):
+        if kind == "assistant/message" and isinstance(data.get("content"), list):
             for block in data["content"]:
                 if isinstance(block, dict) and block.get("type") == "tool-call":
                     calls.setdefault((*where, block.get("id")), None)
-        elif event.type == "tool/call":
+        elif kind == "tool/call":
             calls.setdefault((*where, data.get("callId")), None)
-        elif event.type == "tool/result":
+        elif kind == "tool/result":
             results.add((*where, data.get("callId")))
-    return list(calls), {call for call in calls if call in results}
-
-
-def _open_turn(events: Sequence[Event]) -> Any:
-    """The turn the log ends inside, or None."""
-    open_turn = None
-    for event in events:
-        if event.type == "turn/start" and isinstance(event.data, dict):
-            open_turn = event.data.get("turn")
-        elif event.type == "turn/end":
-            open_turn = None
-    return open_turn
-
-
-def _reason(event: Event) -> Any:
-    if event.type != "turn/end" or not isinstance(event.data, dict):
-        return None
-    reason = event.data.get("reason")
-    return reason.get("kind") if isinstance(reason, dict) else None
+    facts.calls = list(calls)
+    facts.answered = {call for call in calls if call in results}
+    return facts
 
 
 def _rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
@@ -168,7 +219,7 @@ def _rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
     stored = summary["storedBytes"]
     rows = [
         ("store", f"{summary['path']} ({summary['backend']})"),
-        ("created", str(header["createdAt"])),
+        ("created", readable_time(header["createdAt"])),
         ("cwd", str(header.get("cwd", "-"))),
         (
             "lineage",

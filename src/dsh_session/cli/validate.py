@@ -36,7 +36,7 @@ from dsh_session.cli._options import (
     path_argument,
     pg_schema_option,
 )
-from dsh_session.cli._output import Output, escape, output
+from dsh_session.cli._output import Output, Progress, escape, output
 from dsh_session.cli._readonly import Reading, as_parsed
 from dsh_session.cli._resolve import Source, require_store, resolve, shown
 from dsh_session.cli._rules import rule_of
@@ -102,12 +102,13 @@ def validate(
     PATH is a JSONL root, a session's JSONL file, a SQLite database, a JSON /
     JSONL event list or a PostgreSQL URL. Exit status 0 valid, 1 invalid, 2 could not read.
     """
+    out = output(no_color, as_json)
     results: list[_Result] = []
-    for path in paths:
-        results.extend(_check_path(path, session_ids, backend, pg_schema, invariants))
+    with out.progress("checking") as bar:
+        for path in paths:
+            results.extend(_check_path(path, session_ids, backend, pg_schema, invariants, bar))
     statuses = {result.status for result in results}
     status = FAILED if "unreadable" in statuses else FOUND if "invalid" in statuses else OK
-    out = output(no_color)
     if as_json:
         out.json(
             {
@@ -124,7 +125,12 @@ def validate(
 
 
 def _check_path(
-    path: str, session_ids: tuple[str, ...], backend: str | None, schema: str | None, invariants: bool
+    path: str,
+    session_ids: tuple[str, ...],
+    backend: str | None,
+    schema: str | None,
+    invariants: bool,
+    bar: Progress,
 ) -> list[_Result]:
     only = session_ids[0] if len(session_ids) == 1 else None
     try:
@@ -135,7 +141,7 @@ def _check_path(
         readings = _readings(source, session_ids)
         if not readings:
             require_store(source, [])
-        return [_check(where, sid, reading, invariants) for where, sid, reading in readings]
+        return [_check(where, sid, reading, invariants, bar) for where, sid, reading in readings]
     except (CliError, DshSessionError) as error:
         return [_Result(source.path, None, "unreadable", error=error)]
     finally:
@@ -159,7 +165,7 @@ def _readings(source: Source, session_ids: tuple[str, ...]) -> list[_Found]:
 
 
 def _check(
-    path: str, session_id: str | None, reading: Reading | DshSessionError, invariants: bool
+    path: str, session_id: str | None, reading: Reading | DshSessionError, invariants: bool, bar: Progress
 ) -> _Result:
     if isinstance(reading, DshSessionError):
         if reading.code == Code.STORE_CORRUPT and reading.seq is not None:
@@ -169,11 +175,14 @@ def _check(
             return _Result(path, session_id, "invalid", violations=[violation])
         return _Result(path, session_id, "unreadable", error=reading)
     result = _Result(reading.where, reading.header.id, "valid", events=len(reading.records))
+    bar.total(len(reading.records) * (2 if invariants else 1))
+    bar.advance(0, stage=f"checking {reading.where}")
     if invariants:
         for found in check_log(as_parsed(reading.records)):
             result.violations.append(_violation(found.code, found.seq, found.message, reading))
+        bar.advance(len(reading.records))
     if not result.violations:
-        events, problem = _admit(reading)
+        events, problem = _admit(reading, bar)
         if problem is not None:  # the first; now every one (the first is the same)
             every = seed_violations(as_parsed(reading.records))
             result.violations.extend(_violation(v.code, v.seq, v.message, reading) for v in every)
@@ -184,12 +193,14 @@ def _check(
     return result
 
 
-def _admit(reading: Reading) -> tuple[list[Event], dict[str, Any] | None]:
+def _admit(reading: Reading, bar: Progress) -> tuple[list[Event], dict[str, Any] | None]:
     """Admit the stored records as a seed: the events, or the first violation. Numbers are read as
     a load reads them (``as_parsed``: an integer beyond 2**53 is the double JavaScript makes of it)."""
     admitter = LogAdmitter()
     events: list[Event] = []
     for index, record in enumerate(reading.records):
+        if not index & _STEP_MASK and index:
+            bar.advance(_STEP_MASK + 1)
         if not isinstance(record, dict):
             return events, _violation(
                 Code.MALFORMED_EVENT, index, f"the record at seq {index} is not an event object", reading
@@ -200,6 +211,10 @@ def _admit(reading: Reading) -> tuple[list[Event], dict[str, Any] | None]:
             return events, _violation(error.code, error.seq, error.message, reading)
     close_open_turn(events, admitter)
     return events, None
+
+
+#: The progress bar moves on every this many records (plus one).
+_STEP_MASK = 0x1FFF
 
 
 def _repair(reading: Reading, events: list[Event]) -> dict[str, Any] | None:
