@@ -4,6 +4,7 @@ imported only to draw; readable times; the view commands' one preamble; the mark
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -190,3 +191,24 @@ def test_markup_styles() -> None:
     assert _output.styled("[bold red]INVALID[/] x") == "\x1b[1;31mINVALID\x1b[0m x"
     assert _output.styled("[green]valid[/green]") == "\x1b[32mvalid\x1b[0m"
     assert _output.styled("[dim]a[bold]b[/bold]c[/dim]") == "\x1b[2ma\x1b[1mb\x1b[0m\x1b[2mc\x1b[0m"
+
+
+def test_a_command_runs_with_the_collector_off_and_puts_it_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[bool] = []
+    real = _output.Output.print
+
+    def noting(self: _output.Output, text: str = "") -> None:
+        seen.append(gc.isenabled())
+        real(self, text)
+
+    monkeypatch.setattr(_output.Output, "print", noting)
+    assert gc.isenabled()
+    assert run("demo").status == 0
+    assert seen and not any(seen)  # off while the command ran (the command line's policy)
+    assert gc.isenabled()  # and back as it was
+    gc.disable()
+    try:
+        assert run("demo").status == 0
+        assert not gc.isenabled()  # a caller's own setting is left as it was
+    finally:
+        gc.enable()

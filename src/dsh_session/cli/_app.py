@@ -11,6 +11,7 @@ turns colour off.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import re
 import sys
@@ -107,6 +108,20 @@ class _Group(click.Group):
         return ctx
 
     def invoke(self, ctx: click.Context) -> Any:
+        # The command line is an application of the library, and this is its collector policy: a
+        # command runs with the cyclic collector off (it reads a store, makes no cycles worth
+        # collecting, and ends), so that a long log read is not walked again and again by it --
+        # the policy docs/performance.md suggests to applications. It is put back as it was for
+        # a caller that runs the command in its own process. The library never touches it.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._invoke(ctx)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except click.UsageError as error:

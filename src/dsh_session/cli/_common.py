@@ -16,6 +16,7 @@ from dsh_session.cli._readonly import Snapshot, admit
 from dsh_session.cli._resolve import Source, resolve
 from dsh_session.event import Event
 from dsh_session.session import Session
+from dsh_session.surface import SurfaceManager
 
 __all__ = ["View", "note_repair", "opened", "read_snapshot", "seeded", "snapshot", "view_command"]
 
@@ -78,11 +79,19 @@ class View:
     snap: Snapshot
     kind: str
     _session: Session | None = None
+    _surface: SurfaceManager | None = None
 
     @property
     def events(self) -> tuple[Event, ...]:
         """The stored log, with a load's closers when ``--repaired``."""
         return self.snap.log(self.repaired)
+
+    @property
+    def surface(self) -> SurfaceManager:
+        """The surface of :attr:`events`, folded from the admitted log (nothing admitted again)."""
+        if self._surface is None:
+            self._surface = SurfaceManager(self.events)
+        return self._surface
 
     @property
     def session(self) -> Session:

@@ -24,7 +24,7 @@ from dsh_session.cli._readonly import Snapshot
 from dsh_session.cli._resolve import shown
 from dsh_session.event import Event, LoggedEvent, Replace, SessionHeader
 from dsh_session.js_json import dumps, js_number, js_string
-from dsh_session.session import Session
+from dsh_session.surface import SurfaceManager
 
 __all__ = ["inspect", "readable_time", "summarize"]
 
@@ -32,7 +32,7 @@ __all__ = ["inspect", "readable_time", "summarize"]
 @view_command
 def inspect(view: View) -> None:
     """Summarize a session: turns, steps, tool calls, compactions, sizes, header, lineage."""
-    summary = summarize(view.snap, repaired=view.repaired, backend=view.kind, session=view.session)
+    summary = summarize(view.snap, repaired=view.repaired, backend=view.kind, surface=view.surface)
     out = view.out
     if view.as_json:
         out.json(summary)
@@ -67,13 +67,14 @@ def readable_time(ms: Any) -> str:
 
 
 def summarize(
-    snap: Snapshot, *, repaired: bool, backend: str, session: Session | None = None
+    snap: Snapshot, *, repaired: bool, backend: str, surface: SurfaceManager | None = None
 ) -> dict[str, Any]:
-    """The ``inspect --json`` document for ``snap`` (``session``: one seeded with its log)."""
+    """The ``inspect --json`` document for ``snap`` (``surface``: the surface of its log)."""
     events = snap.log(repaired)
     header = snap.header
-    if session is None:
-        session = Session(header.id, seed=events, header=header)
+    if surface is None:
+        surface = SurfaceManager(events)
+    nodes = surface.nodes
     types = Counter(event.type for event in events)
     facts = _facts(events)
     calls, answered = facts.calls, facts.answered
@@ -104,8 +105,9 @@ def summarize(
             "unanswered": [call[2] for call in calls if call not in answered],
         },
         "compactions": {"started": types["compact/start"], "replaces": facts.replaces},
-        "surface": {"nodes": len(session.surface), "generation": session.surface.replace_generation},
-        "messages": len(session.derive_messages()),
+        "surface": {"nodes": len(nodes), "generation": surface.replace_generation},
+        # Every surface node has a message but an assistant/message without content.
+        "messages": len(nodes) - sum(1 for node in nodes if node.seq in facts.no_content),
         "types": dict(sorted(types.items())),
         "repair": repair,
     }
@@ -155,7 +157,7 @@ def _scalar(value: Any) -> str:
 class _Facts:
     """What ``inspect`` counts in one pass over the log."""
 
-    __slots__ = ("answered", "calls", "interrupted", "open_turn", "replaces")
+    __slots__ = ("answered", "calls", "interrupted", "no_content", "open_turn", "replaces")
 
     def __init__(self) -> None:
         self.calls: list[tuple[Any, Any, Any]] = []
@@ -163,6 +165,8 @@ class _Facts:
         self.open_turn: Any = None
         self.interrupted = 0
         self.replaces = 0
+        #: The assistant/message events without content (they project to no message).
+        self.no_content: set[int] = set()
 
 
 #: The event types whose payload ``inspect`` looks into (every other is only counted).
@@ -198,6 +202,8 @@ def _facts(events: Sequence[Event]) -> _Facts:
                 facts.interrupted += 1
             continue
         where = (data.get("turn"), data.get("step"))
+        if kind == "assistant/message" and not data.get("content"):
+            facts.no_content.add(event.seq)
         if kind == "assistant/message" and isinstance(data.get("content"), list):
             for block in data["content"]:
                 if isinstance(block, dict) and block.get("type") == "tool-call":

@@ -16,6 +16,7 @@ from dsh_session.cli._output import controls, escape, render_content
 from dsh_session.cli._surface import shadowed_by_replace
 from dsh_session.event import Event, Replace, SurfaceNode
 from dsh_session.js_json import dumps, js_string
+from dsh_session.projection import derive_event_message
 
 __all__ = ["surface"]
 
@@ -30,18 +31,18 @@ _GAP = "  "
 def surface(view: View) -> None:
     """Print a session's surface: each node with prev / next and what a replace shadows."""
     events = view.events
-    session = view.session
-    nodes = session.surface.nodes
+    nodes = view.surface.nodes
     shadows = shadowed_by_replace(events)
-    generation = session.surface.replace_generation
+    generation = view.surface.replace_generation
+    session_id = view.snap.header.id
     out = view.out
     if view.as_json:
         head = dumps(
-            {"id": session.id, "events": session.seq, "repaired": view.repaired, "generation": generation}
+            {"id": session_id, "events": len(events), "repaired": view.repaired, "generation": generation}
         )
         out.json_parts([head[:-1], ',"nodes":[', ",".join(_node_texts(nodes, events, shadows)), "]}"])
         return
-    out.print(escape(f"surface of {controls(session.id)} ({len(nodes)} nodes, generation {generation})"))
+    out.print(escape(f"surface of {controls(session_id)} ({len(nodes)} nodes, generation {generation})"))
     for line in _table(view, nodes, shadows, previews=out.width >= _WIDE):
         out.print(line)
     note_repair(out, view.snap, view.repaired)
@@ -93,7 +94,6 @@ def _table(
     """The table's lines (markup): a header, then one row per node, written as it is made. The
     widths come from the numbers and types alone, so no message is rendered before the first row."""
     events = view.events
-    session = view.session
     number = max(len("prev"), len(str(max(len(events) - 1, 0))))
     kind = max([len("type"), *(len(controls(events[node.seq].type)) for node in nodes)])
     op = max([len("op"), *(len(_op(events[node.seq])) for node in nodes)])
@@ -112,7 +112,7 @@ def _table(
             _shadows(shadows.get(seq)),
         ]
         if previews:
-            message = session.derive_event_message(event)
+            message = derive_event_message(event)
             preview = (
                 "" if message is None else controls(render_content(message["content"]).replace("\n", " "))
             )
