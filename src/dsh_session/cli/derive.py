@@ -39,7 +39,7 @@ def derive(view: View) -> None:
     events = session.events
     for node in session.surface.nodes:
         event = events[node.seq]
-        message = session.derive_event_message(event)
+        message = session.derive_event_message(node.seq)
         if message is None:
             continue
         role = str(message["role"])
