@@ -204,12 +204,12 @@ def _empty_assistant_projected(patch: pytest.MonkeyPatch) -> None:
 
 
 def _bool_is_int(patch: pytest.MonkeyPatch) -> None:
-    original = _admission._exact_int
+    original = _admission.exact_int
 
     def exact_int(value: object) -> int | None:
         return int(value) if isinstance(value, bool) else original(value)
 
-    patch.setattr(_admission, "_exact_int", exact_int)
+    patch.setattr(_admission, "exact_int", exact_int)
 
 
 # -- the blind spots of issue 13: one variant each --------------------------------------------

@@ -29,7 +29,7 @@ import dsh_session
 import dsh_session.session
 import dsh_spec
 from dsh_session import Event, InvalidEventError, InvariantViolationError, Session, _admission
-from dsh_session.invariants import _Trace
+from dsh_session.invariants import StructureTrace
 from dsh_spec import ABSENT, Code, Draft, Rejection, Trace
 from tests.support import THOROUGH
 from tests.test_invariants_fixtures import STRUCTURAL
@@ -283,7 +283,7 @@ TestLiveInvariants.settings = MACHINE_SETTINGS
 # -- mutants: the machine must catch each one ----------------------------------------------------------
 
 
-class _SkipsUnpairedResults(_Trace):
+class _SkipsUnpairedResults(StructureTrace):
     """Mutant: rule R19 (TOOL_RESULT_UNPAIRED) is never enforced."""
 
     def check(self, event: Event) -> tuple[Code, str] | None:
@@ -291,7 +291,7 @@ class _SkipsUnpairedResults(_Trace):
         return None if problem is not None and problem[0] is Code.TOOL_RESULT_UNPAIRED else problem
 
 
-class _LeaksRefusedEvents(_Trace):
+class _LeaksRefusedEvents(StructureTrace):
     """Mutant: a refused event still moves the trace on (no rollback)."""
 
     def check(self, event: Event) -> tuple[Code, str] | None:
@@ -301,7 +301,7 @@ class _LeaksRefusedEvents(_Trace):
         return problem
 
 
-class _ForgetsStepNumbers(_Trace):
+class _ForgetsStepNumbers(StructureTrace):
     """Mutant: steps restart at 1 only in the first turn (``next_step`` not reset at turn/start)."""
 
     def advance(self, event: Event) -> None:
@@ -331,9 +331,9 @@ def _stores_before_checking(
 
 
 @contextmanager
-def _trace_mutant(mutant: type[_Trace]) -> Iterator[None]:
+def _trace_mutant(mutant: type[StructureTrace]) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(dsh_session.session, "_Trace", mutant)
+        patch.setattr(dsh_session.session, "StructureTrace", mutant)
         yield
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -93,6 +94,10 @@ def test_a_stored_record_that_is_not_an_object_is_malformed() -> None:
 
 def test_an_admitter_counts_what_it_admitted() -> None:
     admitter = LogAdmitter()
-    for record in valid_records():
-        admitter.admit(record)
-    assert admitter.next_seq == 10
+    records = valid_records()
+    assert [admitter.admit(record).seq for record in records] == list(range(10))
+    later = {"type": "turn/end", "seq": 10, "time": 2000, "data": {"turn": 1}}
+    assert admitter.admit(later).seq == 10
+    with pytest.raises(InvalidEventError) as caught:
+        admitter.admit({**later, "seq": 10})  # the seq is taken now
+    assert caught.value.code is Code.SEQ_NOT_CONTIGUOUS

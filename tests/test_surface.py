@@ -375,12 +375,12 @@ def test_case_52_a_marker_less_surface_event_never_reaches_the_log() -> None:
     assert s.derive_event_message(event) is not None
 
 
-def test_position_and_generation_now() -> None:
+def test_position() -> None:
     s = B.users(4)
     s.append("user/message", B.user("sum"), surface_op=B.replace(1, 2), source_event_seqs=[1, 2])
     surface = s.surface
     assert [surface.position(node.seq) for node in surface.nodes] == [0, 1, 2]
-    assert surface.generation_now == surface.replace_generation == 1
+    assert surface.replace_generation == 1
 
 
 def test_the_spec_surface_helpers() -> None:

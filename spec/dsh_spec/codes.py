@@ -49,17 +49,17 @@ class Code(StrEnum):
     TOOL_RESULT_UNPAIRED = "TOOL_RESULT_UNPAIRED"
     EVENT_OUTSIDE_TURN = "EVENT_OUTSIDE_TURN"
     TOOL_PAIRING_CORRUPT = "TOOL_PAIRING_CORRUPT"
-    # -- session store (store block) ---------------------------------------
+    # -- session store -----------------------------------------------------
     SESSION_ALREADY_EXISTS = "SESSION_ALREADY_EXISTS"
     SESSION_ALREADY_ENTERED = "SESSION_ALREADY_ENTERED"
     CWD_NOT_ABSOLUTE = "CWD_NOT_ABSOLUTE"
     OBSERVER_FAILED = "OBSERVER_FAILED"
-    # -- fork (store block) --------------------------------------------------
+    # -- fork ----------------------------------------------------------------
     SESSION_NOT_FOUND = "SESSION_NOT_FOUND"
     SESSION_NOT_LIVE = "SESSION_NOT_LIVE"
     INVALID_BOUNDARY = "INVALID_BOUNDARY"
     OPEN_TURN = "OPEN_TURN"
-    # -- request headers (store block) --------------------------------------
+    # -- request headers ----------------------------------------------------
     HEADER_DELTA_BEFORE_SNAPSHOT = "HEADER_DELTA_BEFORE_SNAPSHOT"
     MALFORMED_REQUEST_HEADER = "MALFORMED_REQUEST_HEADER"
     MALFORMED_HEADER_DELTA = "MALFORMED_HEADER_DELTA"
@@ -74,19 +74,18 @@ class Code(StrEnum):
     STORE_CONFLICT = "STORE_CONFLICT"
     STORE_IO = "STORE_IO"
     STORE_CLOSED = "STORE_CLOSED"
-    # -- write coordinator (coord block) -----------------------------------
+    # -- write coordinator -------------------------------------------------
     ID_COLLISION_CWD = "ID_COLLISION_CWD"
     ID_COLLISION_HEADER = "ID_COLLISION_HEADER"
     ID_COLLISION_LOG = "ID_COLLISION_LOG"
     SESSION_ALREADY_BOUND = "SESSION_ALREADY_BOUND"
     DRAIN_FAILED = "DRAIN_FAILED"
-    # -- copying between backends (cli block) ------------------------------
-    # -- database servers and copying stores (postgres block) ---------------
+    # -- database servers and copying stores --------------------------------
     STORE_UNREACHABLE = "STORE_UNREACHABLE"
     STORE_AUTH_FAILED = "STORE_AUTH_FAILED"
     STORE_CONNECTION_LOST = "STORE_CONNECTION_LOST"
     COPY_MISMATCH = "COPY_MISMATCH"
-    # -- runtime checks: agent status, loop-built requests (rules block) ---
+    # -- runtime checks: agent status, loop-built requests -----------------
     STATUS_REPEATED = "STATUS_REPEATED"
     STATUS_LEFT_DISPOSED = "STATUS_LEFT_DISPOSED"
     REQUEST_STEP_START_MISSING = "REQUEST_STEP_START_MISSING"

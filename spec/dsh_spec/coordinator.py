@@ -1,7 +1,7 @@
 """The write coordinator, modelled.
 
 A plain reading of ``docs/persistence.md`` ("The write coordinator"),
-``docs/errors.md`` (write coordinator block) and ``docs/deviations.md`` C1-C8,
+``docs/errors.md`` (write coordinator) and ``docs/deviations.md`` C1-C8,
 over the spec's store model (:class:`~dsh_spec.store.SpecStore`) and stores
 (:mod:`dsh_spec.persistence`); whether a live session may take over what is stored
 under its id is :mod:`dsh_spec.adoption`. Nothing is shared with the

@@ -237,7 +237,7 @@ def js_string(text: str) -> str:
 _SHORT_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
 
 
-# -- JSON text as JavaScript writes it (store / request-header block) ----------------
+# -- JSON text as JavaScript writes it -----------------------------------------------
 
 
 def js_number(value: int | float) -> str:

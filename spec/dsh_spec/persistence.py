@@ -8,7 +8,7 @@ the seed's rules (:func:`~dsh_spec.validation.check_seed`), crash repair
 :func:`~dsh_spec.repair.closer_json`) and JavaScript's JSON text
 (:func:`~dsh_spec.json_value.js_stringify`). The file formats and the error
 codes of each situation are those of ``docs/persistence.md`` and
-``docs/errors.md`` (persistence block). Nothing here is shared with the
+``docs/errors.md`` (persistence). Nothing here is shared with the
 implementation's backends: this is a second, plain reading of the same
 documents, used to write the suite's expected values.
 """

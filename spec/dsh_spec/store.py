@@ -2,7 +2,7 @@
 
 A session is a ``dsh_spec`` log with its header; the store's rules -- minted
 ids, entering, removing, observers and forks -- come from ``docs/errors.md``
-(store block) and ``docs/deviations.md`` D-S1..D-S5, each in a few lines. The
+(session store) and ``docs/deviations.md`` D-S1..D-S5, each in a few lines. The
 write coordinator's model (:mod:`dsh_spec.coordinator`) observes this store.
 """
 
@@ -80,7 +80,7 @@ class Observer(Protocol):
 
 
 class SpecStore:
-    """The session store's rules (``docs/errors.md``: store block; ``docs/deviations.md`` D-S1..D-S5).
+    """The session store's rules (``docs/errors.md``: session store; ``docs/deviations.md`` D-S1..D-S5).
 
     Minting (D-S1): a refusal before the new session is announced -- a taken id, a
     bad cwd or seed, a refused fork -- leaves the counter alone; once observers have

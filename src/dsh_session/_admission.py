@@ -93,7 +93,7 @@ def admit(
             kind,
             f"event at seq {seq}: type must be a non-empty string, got {_shown(kind)}",
         )
-    stamp = time if time.__class__ is int and -_EXACT <= time <= _EXACT else _exact_int(time)
+    stamp = time if time.__class__ is int and -_EXACT <= time <= _EXACT else exact_int(time)
     if stamp is None:
         raise _reject(
             Code.MALFORMED_EVENT,
@@ -203,13 +203,13 @@ def _surface_op(raw: object) -> SurfaceOp | None:
         start, end = raw.get("start", MISSING), raw.get("end", MISSING)
     else:
         return None
-    first, last = _exact_int(start), _exact_int(end)
+    first, last = exact_int(start), exact_int(end)
     if first is None or last is None:
         return None
     return Replace(first, last)
 
 
-def _exact_int(value: object) -> int | None:
+def exact_int(value: object) -> int | None:
     """``value`` as an int when it is a number whose canonical form is an int."""
     if type(value) is int and -_EXACT <= value <= _EXACT:
         return value
@@ -239,7 +239,7 @@ def _careful_provenance(seq: int, kind: str, raw: object, known: Container[int] 
     refs: list[int] = []
     if isinstance(raw, list | tuple):
         for ref in raw:
-            number = ref if type(ref) is int and -_EXACT <= ref <= _EXACT else _exact_int(ref)
+            number = ref if type(ref) is int and -_EXACT <= ref <= _EXACT else exact_int(ref)
             if number is None:
                 break
             refs.append(number)
@@ -339,7 +339,7 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
             record.get("type"),
             f"{_at(index, record.get('type'))} has unknown key(s) {', '.join(map(repr, unknown))}",
         )
-    seq = _exact_int(record["seq"])
+    seq = exact_int(record["seq"])
     if seq is None or seq != index:
         raise _reject(
             Code.SEQ_NOT_CONTIGUOUS,

@@ -50,7 +50,7 @@ class FrozenDict(dict[str, Any]):
         return self
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_frozen_dict, (list(self.items()), self.plain))
+        return (frozen_dict, (list(self.items()), self.plain))
 
 
 class FrozenList(list[Any]):
@@ -85,17 +85,17 @@ class FrozenList(list[Any]):
         return self
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_frozen_list, (list(self), self.plain))
+        return (frozen_list, (list(self), self.plain))
 
 
-def _frozen_dict(items: Iterable[tuple[str, Any]] | Mapping[str, Any], plain: bool) -> FrozenDict:
+def frozen_dict(items: Iterable[tuple[str, Any]] | Mapping[str, Any], plain: bool) -> FrozenDict:
     out = dict.__new__(FrozenDict)
     dict.update(out, items)
     out.plain = plain
     return out
 
 
-def _frozen_list(items: Iterable[Any], plain: bool) -> FrozenList:
+def frozen_list(items: Iterable[Any], plain: bool) -> FrozenList:
     out = list.__new__(FrozenList)
     list.extend(out, items)
     out.plain = plain

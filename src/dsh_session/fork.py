@@ -44,7 +44,7 @@ def _js_text(value: object) -> str:
     return str(value)
 
 
-def _fork_prefix(source: Session, boundary: int | float | None) -> tuple[Event, ...]:
+def fork_prefix(source: Session, boundary: int | float | None) -> tuple[Event, ...]:
     """The events a child forked from ``source`` through ``boundary`` starts with.
 
     ``None`` means the last event (an empty source gives an empty seed). The

@@ -9,7 +9,7 @@ R11-R20 of the reference). A violating record is left out of what later
 records are checked against, as if it had never been in the log; only the
 seq bookkeeping counts it. See ``docs/errors.md`` for every code.
 
-A session created with ``invariants=True`` keeps a :class:`_Trace` of its log
+A session created with ``invariants=True`` keeps a :class:`StructureTrace` of its log
 and refuses an append that breaks a structural rule before it is stored.
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dsh_session import _admission
-from dsh_session._admission import MISSING, Encoded, _exact_int
+from dsh_session._admission import MISSING, Encoded, exact_int
 from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import Event, LoggedEvent
 from dsh_session.surface import SurfaceManager
@@ -55,7 +55,7 @@ def _name(value: int | None) -> str:
     return "none" if value is None else str(value)
 
 
-class _Trace:
+class StructureTrace:
     """The turn/step state of a log's accepted events (the structural rules' memory).
 
     ``check`` judges the next event without changing anything; ``advance``
@@ -208,7 +208,7 @@ def check_log(events: Iterable[object]) -> list[Violation]:
     accepted: list[Event] = []
     surface = SurfaceManager(accepted)
     known: set[int] = set()
-    trace = _Trace()
+    trace = StructureTrace()
     highest = -1
     found: list[Violation] = []
     for index, item in enumerate(events):
@@ -256,14 +256,14 @@ def _read(index: int, item: object) -> tuple[int | None, _Fields | Violation]:
     if isinstance(item, Event):
         op: object = MISSING if item.surface_op is None else item.surface_op
         refs: object = MISSING if item.source_event_seqs is None else item.source_event_seqs
-        seq = _exact_int(item.seq)
+        seq = exact_int(item.seq)
         if seq is None:
             return None, _bad_seq(index, item.seq)
         data = Encoded(item.text) if type(item) is LoggedEvent else item.data
         return seq, (item.type, item.time, data, op, refs)
     if not isinstance(item, Mapping):
         return None, Violation(Code.MALFORMED_EVENT, None, f"event at index {index} is not an object")
-    seq = _exact_int(item.get("seq", MISSING))
+    seq = exact_int(item.get("seq", MISSING))
     missing = [key for key in _REQUIRED if key not in item]
     if missing:
         return seq, Violation(Code.MALFORMED_EVENT, seq, f"event at index {index} lacks {', '.join(missing)}")

@@ -14,59 +14,14 @@ tokens are refused, and the result is frozen into canonical form.
 from __future__ import annotations
 
 import json
-import re
-from json.encoder import encode_basestring
 from typing import Any, no_type_check
 
 from dsh_session._frozen import FrozenDict, FrozenList
 from dsh_session._stack import stack_safe
-from dsh_session.json_value import canonical_string, freeze, is_array_index
+from dsh_session.json_value import freeze, is_array_index, js_number, js_string
 
 _EXACT = 2**53
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _FAST = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-def js_number(value: int | float) -> str:
-    """A number as ECMAScript ``Number::toString`` spells it."""
-    if type(value) is int and -_EXACT <= value <= _EXACT:
-        return str(value)
-    number = float(value)
-    if number == 0:
-        return "0"
-    text = repr(number)
-    sign = ""
-    if text[0] == "-":
-        sign, text = "-", text[1:]
-    mantissa, _, exponent = text.partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    digits = whole + fraction
-    point = len(whole) + (int(exponent) if exponent else 0)
-    stripped = digits.lstrip("0")
-    point -= len(digits) - len(stripped)
-    digits = stripped.rstrip("0")
-    count = len(digits)
-    if count <= point <= 21:
-        return sign + digits + "0" * (point - count)
-    if 0 < point <= 21:
-        return sign + digits[:point] + "." + digits[point:]
-    if -6 < point <= 0:
-        return sign + "0." + "0" * -point + digits
-    power = point - 1
-    exp = f"e{'+' if power >= 0 else '-'}{abs(power)}"
-    if count == 1:
-        return sign + digits + exp
-    return sign + digits[0] + "." + digits[1:] + exp
-
-
-def js_string(text: str) -> str:
-    """A string as ``JSON.stringify`` writes it (a surrogate pair held as two code points
-    is the character it encodes, as in JavaScript; a lone surrogate is escaped)."""
-    quoted: str = encode_basestring(text)
-    if text.isascii() or _LONE_SURROGATE.search(quoted) is None:
-        return quoted
-    quoted = encode_basestring(canonical_string(text)[0])
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
 
 
 @stack_safe
@@ -151,3 +106,6 @@ def loads(text: str | bytes) -> Any:
         return freeze(value)
     except ValueError as error:  # a number too large for a double
         raise JsonTextError(str(error)) from None
+
+
+__all__ = ["JsonTextError", "dumps", "js_number", "js_string", "loads"]

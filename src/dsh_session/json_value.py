@@ -30,12 +30,13 @@ import json
 import math
 import re
 import threading
+from json.encoder import encode_basestring
 from typing import Any
 
 import msgspec
 import orjson
 
-from dsh_session._frozen import FrozenDict, FrozenList, _frozen_dict, _frozen_list
+from dsh_session._frozen import FrozenDict, FrozenList, frozen_dict, frozen_list
 from dsh_session.errors import Code, DshSessionError
 
 #: The deepest a JSON value may nest: containers on its deepest path
@@ -251,20 +252,20 @@ class _Special:
     def leaf(self, value: Any) -> Any:
         kind = type(value)
         if kind is float:
-            spelled = _js_number(value)
+            spelled = js_number(value)
             if "." not in spelled and "e" not in spelled:
                 self.seen = True  # an integral float: orjson would read it back as an int
             return msgspec.Raw(spelled.encode())
         if kind is str and not _plain_str(value):
             self.seen = True
-            return msgspec.Raw(_js_string(value).encode())
+            return msgspec.Raw(js_string(value).encode())
         return value
 
     def object(self, pairs: list[tuple[str, Any]]) -> Any:
         if all(_plain_str(key) for key, _ in pairs):
             return dict(pairs)
         self.seen = True  # no encoder takes a lone surrogate in a key: write the object here
-        body = b",".join(_js_string(key).encode() + b":" + _on_fixed_stack(_dumps, v) for key, v in pairs)
+        body = b",".join(js_string(key).encode() + b":" + _on_fixed_stack(_dumps, v) for key, v in pairs)
         return msgspec.Raw(b"{" + body + b"}")
 
 
@@ -293,11 +294,11 @@ def _keep(value: Any) -> Any:
 
 
 def _frozen_from_pairs(pairs: list[tuple[str, Any]]) -> FrozenDict:
-    return _frozen_dict(pairs, _all_plain(key for key, _ in pairs) and _all_plain(v for _, v in pairs))
+    return frozen_dict(pairs, _all_plain(key for key, _ in pairs) and _all_plain(v for _, v in pairs))
 
 
 def _frozen_from_items(items: list[Any]) -> FrozenList:
-    return _frozen_list(items, _all_plain(items))
+    return frozen_list(items, _all_plain(items))
 
 
 def _all_plain(values: Any) -> bool:
@@ -453,19 +454,51 @@ def is_array_index(key: str) -> bool:
     return int(key) < _INDEX_LIMIT
 
 
-# -- JavaScript spellings (shared with js_json) ----------------------------------------
+# -- JavaScript spellings --------------------------------------------------------------
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _js_number(value: float) -> str:
-    from dsh_session.js_json import js_number
+def js_number(value: int | float) -> str:
+    """A number as ECMAScript ``Number::toString`` spells it."""
+    if type(value) is int and -_EXACT <= value <= _EXACT:
+        return str(value)
+    number = float(value)
+    if number == 0:
+        return "0"
+    text = repr(number)
+    sign = ""
+    if text[0] == "-":
+        sign, text = "-", text[1:]
+    mantissa, _, exponent = text.partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = whole + fraction
+    point = len(whole) + (int(exponent) if exponent else 0)
+    stripped = digits.lstrip("0")
+    point -= len(digits) - len(stripped)
+    digits = stripped.rstrip("0")
+    count = len(digits)
+    if count <= point <= 21:
+        return sign + digits + "0" * (point - count)
+    if 0 < point <= 21:
+        return sign + digits[:point] + "." + digits[point:]
+    if -6 < point <= 0:
+        return sign + "0." + "0" * -point + digits
+    power = point - 1
+    exp = f"e{'+' if power >= 0 else '-'}{abs(power)}"
+    if count == 1:
+        return sign + digits + exp
+    return sign + digits[0] + "." + digits[1:] + exp
 
-    return js_number(value)
 
-
-def _js_string(text: str) -> str:
-    from dsh_session.js_json import js_string
-
-    return js_string(text)
+def js_string(text: str) -> str:
+    """A string as ``JSON.stringify`` writes it (a surrogate pair held as two code points
+    is the character it encodes, as in JavaScript; a lone surrogate is escaped)."""
+    quoted: str = encode_basestring(text)
+    if text.isascii() or _LONE_SURROGATE.search(quoted) is None:
+        return quoted
+    quoted = encode_basestring(canonical_string(text)[0])
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
 
 
 # -- reading canonical text that orjson cannot ------------------------------------------

@@ -10,8 +10,8 @@ from dsh_session import _admission
 from dsh_session._admission import MISSING
 from dsh_session.errors import InvalidEventError, InvariantViolationError
 from dsh_session.event import NULL, SURFACE_TYPES, Event, JsonNull, LoggedEvent, SessionHeader, SurfaceOp
-from dsh_session.invariants import _Trace
-from dsh_session.json_value import _dumps, _lean, _Unusual
+from dsh_session.invariants import StructureTrace
+from dsh_session.json_value import lean_text
 from dsh_session.projection import Message, derive_event_message, message_text
 from dsh_session.request_header import EpochHeader, HeaderFold
 from dsh_session.surface import SurfaceManager
@@ -69,7 +69,7 @@ class Session:
         invariants: bool = False,
     ) -> None:
         self._id = id
-        self._trace = _Trace() if invariants else None
+        self._trace = StructureTrace() if invariants else None
         #: ``None``: the wall clock in milliseconds (read inline, the common case).
         self._clock = clock
         self._last_time: object = None
@@ -149,12 +149,8 @@ class Session:
         elif time.__class__ is int:
             self._last_time = time
         if self._trace is None and self._surface._folded is None:
-            try:
-                _lean(data)
-                text = _dumps(data)
-            except (_Unusual, UnicodeEncodeError, RecursionError):
-                pass  # the careful pass decides, below
-            else:
+            text = lean_text(data)  # None: the careful pass decides, below
+            if text is not None:
                 if (
                     surface_op is None
                     and source_event_seqs is None

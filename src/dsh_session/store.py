@@ -30,7 +30,7 @@ from typing import Any
 
 from dsh_session.errors import Code, DshSessionError
 from dsh_session.event import Event, SessionHeader
-from dsh_session.fork import SessionForkError, _fork_prefix
+from dsh_session.fork import SessionForkError, fork_prefix
 from dsh_session.session import Session, now_ms
 
 __all__ = ["ObserverError", "SessionMeta", "SessionStore", "SessionStoreError", "StoreObserver"]
@@ -339,7 +339,7 @@ class SessionStore:
                 Code.SESSION_ALREADY_EXISTS, f'session "{child_id}" already exists', session_id=child_id
             )
         parent = self._fork_source(source)
-        seed = _fork_prefix(parent, boundary)
+        seed = fork_prefix(parent, boundary)
         meta = SessionMeta(cwd=parent.header.cwd, parent_session=parent.id, seed_length=len(seed))
         checked = parent.invariants if invariants is None else invariants
         return self.create(child_id, seed=seed, meta=meta, invariants=checked)

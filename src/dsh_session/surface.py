@@ -232,13 +232,6 @@ class SurfaceManager:
             before[next_] = seq
         self._generation += 1
 
-    # -- for the session's derived history -------------------------------------
-
-    @property
-    def generation_now(self) -> int:
-        """The generation without syncing (the caller has synced)."""
-        return self._generation
-
     def _iter_nodes(self) -> Iterator[SurfaceNode]:
         before, after = self._prev, self._next
         seq = self._head

@@ -7,25 +7,18 @@ changing it), ``_postgres`` (PostgreSQL URLs), ``_options``, ``_output``,
 ``_errors`` (exit statuses).
 """
 
-from dsh_session.cli import demo as _demo  # noqa: F401  (registers the command)
-from dsh_session.cli._app import main
-
-# isort: split
-# -- cli block: the session commands ------------------------------------------------
+# Importing a command's module registers its commands on the group (and ``_postgres`` the
+# PostgreSQL location schemes, ``postgresql://`` and ``postgres://``).
+from dsh_session.cli import _postgres  # noqa: F401
+from dsh_session.cli import conformance as _conformance  # noqa: F401
 from dsh_session.cli import convert as _convert  # noqa: F401
+from dsh_session.cli import demo as _demo  # noqa: F401
 from dsh_session.cli import derive as _derive  # noqa: F401
 from dsh_session.cli import fork as _fork  # noqa: F401
 from dsh_session.cli import inspect as _inspect  # noqa: F401
 from dsh_session.cli import repair as _repair  # noqa: F401
 from dsh_session.cli import surface as _surface  # noqa: F401
 from dsh_session.cli import validate as _validate  # noqa: F401
-
-# isort: split
-# -- pgcli block: PostgreSQL locations (postgresql://, postgres://) -------------------------
-from dsh_session.cli import _postgres  # noqa: F401  (registers the schemes)
+from dsh_session.cli._app import main
 
 __all__ = ["main"]
-
-# isort: split
-# -- conformance block: conformance run / generate, fixtures generate ----------------
-from dsh_session.cli import conformance as _conformance  # noqa: F401

@@ -29,8 +29,8 @@ from dsh_session.cli._errors import fail
 from dsh_session.cli._readonly import Reading, checked_header_rows
 from dsh_session.cli._resolve import Entry, Source, register_scheme
 from dsh_session.persistence import PostgresBackend, SessionBackend
-from dsh_session.persistence._base import Where
 from dsh_session.persistence.postgres_schema import DEFAULT_SCHEMA
+from dsh_session.persistence.records import Where
 
 __all__ = ["KIND", "SCHEMES", "PostgresSource", "is_conninfo", "open_store", "redact"]
 

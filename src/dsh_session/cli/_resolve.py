@@ -40,10 +40,9 @@ from dsh_session.cli._readonly import (
 )
 from dsh_session.errors import Code, DshSessionError
 from dsh_session.persistence import JsonlBackend, SessionBackend, SqliteBackend
-from dsh_session.persistence._codec import header_from_json, parse_bytes
-from dsh_session.persistence._files import io_error, read_first_line
 from dsh_session.persistence.errors import CorruptStoreError, PersistenceError, SessionNotFoundError
 from dsh_session.persistence.jsonl_layout import NO_CWD
+from dsh_session.persistence.records import header_from_json, io_error, parse_bytes, read_first_line
 
 __all__ = [
     "KINDS",

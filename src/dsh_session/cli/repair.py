@@ -39,7 +39,7 @@ from dsh_session.cli._readonly import admit
 from dsh_session.cli._sessions import Unreadable, report, to_act_on
 from dsh_session.errors import Code, DshSessionError
 from dsh_session.event import Event
-from dsh_session.persistence._codec import event_line
+from dsh_session.persistence.records import event_line
 
 __all__ = ["repair"]
 

@@ -43,8 +43,7 @@ from dsh_session.cli._rules import rule_of
 from dsh_session.errors import Code, DshSessionError, InvalidEventError
 from dsh_session.event import Event
 from dsh_session.invariants import check_log
-from dsh_session.persistence._admit import LogAdmitter
-from dsh_session.persistence._base import close_open_turn
+from dsh_session.persistence.records import LogAdmitter, close_open_turn
 from dsh_session.seed_check import seed_violations
 
 __all__ = ["validate"]

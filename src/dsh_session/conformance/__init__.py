@@ -9,7 +9,7 @@
 - :mod:`.python_adapter` -- this library behind the protocol (the example adapter);
 - :mod:`.spec_adapter` -- the executable spec behind it (its models of the stores live in
   ``dsh_spec``);
-- :mod:`.scenario`, :mod:`.scenarios`, :mod:`.generate` -- writing the suite from the spec;
+- :mod:`.scenario`, :mod:`.scenarios`, :mod:`.build`, :mod:`.generate` -- writing the suite from the spec;
 - :mod:`.fixtures` -- invalid-log fixtures, each breaking exactly one rule.
 
 ``conformance/README.md`` (in the repository) is the implementer's guide.

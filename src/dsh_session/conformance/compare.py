@@ -55,11 +55,6 @@ def difference(actual: Any, expected: Any, path: str = "$") -> str | None:
     raise TypeError(f"{path}: the expected value holds {type(expected).__name__}, which is not JSON")
 
 
-def equal(actual: Any, expected: Any) -> bool:
-    """True when the two JSON values are equal under the suite's rules."""
-    return difference(actual, expected) is None
-
-
 def _same_number(a: int | float, b: int | float) -> bool:
     if type(a) is int and type(b) is int:
         return a == b

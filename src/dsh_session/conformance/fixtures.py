@@ -110,7 +110,7 @@ OUT_OF_SCOPE: Final = {
     Code.STORE_AUTH_FAILED: "a runtime condition (the server refusing the credentials)",
     Code.STORE_CONNECTION_LOST: "a runtime condition (the connection dropping mid-write)",
     Code.COPY_MISMATCH: "a rule of copying between backends (a destination that loads back otherwise)",
-    # -- rules block: runtime checks, not rules of a log --
+    # -- runtime checks, not rules of a log --
     Code.STATUS_REPEATED: "a runtime check of an agent's announced statuses, not of a log",
     Code.STATUS_LEFT_DISPOSED: "a runtime check of an agent's announced statuses, not of a log",
     Code.REQUEST_STEP_START_MISSING: "a runtime check of an LLM request against its log, not of a log",
@@ -637,12 +637,6 @@ def _kind(rule: Code) -> str:
     return "log"
 
 
-def log_rules() -> list[Code]:
-    """Every rule a generated log can break (log, header and pairing rules), in registry order."""
-    table = _operators()
-    return [code for code in Code if code in table]
-
-
 def in_scope() -> list[Code]:
     return [code for code in Code if code not in OUT_OF_SCOPE]
 
@@ -1140,8 +1134,8 @@ def write_output(
     fixtures: Sequence[Fixture], format: str, out: Path, *, seed: int, count: int, workdir: str | None = None
 ) -> list[str]:
     """Write fixtures as ``format`` under ``out``; returns the files written (relative to ``out``)."""
+    from dsh_session.conformance.build import build_case
     from dsh_session.conformance.cases import SUITE_VERSION, case_text
-    from dsh_session.conformance.generate import build_case
 
     written: list[str] = []
     index = manifest(fixtures, seed, count, format)

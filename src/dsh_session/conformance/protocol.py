@@ -193,7 +193,7 @@ OPS: Final = _ops(
     Op("coord.resume", "{coordinator?, id, session?}", "the resumed live session's header"),
     Op("coord.release", "{coordinator?, session?, discard?: bool}", "null"),
     Op("coord.close", "{coordinator?}", "null"),
-    # -- runtime checks (rules block) -------------------------------------------------------
+    # -- runtime checks ---------------------------------------------------------------------
     Op(
         "agent.status",
         "{agent?, status}",

@@ -35,7 +35,6 @@ from dsh_session.conformance.protocol import PORT_KINDS
 PROTOCOL_3: Final = 196608
 SSL_REQUEST: Final = 80877103
 GSSENC_REQUEST: Final = 80877104
-CANCEL_REQUEST: Final = 80877102
 
 #: What ``pg-drops-connection`` reports about itself after the login.
 PARAMETERS: Final = (

@@ -16,84 +16,72 @@ side loads the other's. Errors are typed (:mod:`dsh_session.persistence.errors`)
 and carry registry codes.
 """
 
-from dsh_session.persistence.errors import (
-    CorruptStoreError,
-    IncompatibleStoreError,
-    InvalidHeaderError,
-    PersistenceError,
-    SessionExistsError,
-    SessionNotFoundError,
-    StoreClosedError,
-    StoreConflictError,
-    StoreIOError,
-    StoreLockedError,
-    UnrepresentableError,
-)
-from dsh_session.persistence.jsonl import JsonlBackend
-from dsh_session.persistence.jsonl_layout import cwd_bucket, encode_segment
-from dsh_session.persistence.memory import MemoryBackend, MemoryStore
-from dsh_session.persistence.protocol import SessionBackend, StoredSession
-from dsh_session.persistence.sqlite import SqliteBackend
-from dsh_session.persistence.sqlite_schema import SCHEMA_VERSION
-
-# isort: split
-# -- the write coordinator, copying, PostgreSQL ------------------------------------------
 from dsh_session.persistence.convert import copy_sessions, verify_copy
 from dsh_session.persistence.coordinator import DEFAULT_FLUSH_ON, DEFAULT_MAX_PENDING, PersistenceCoordinator
 from dsh_session.persistence.errors import (
     ConnectionLostError,
     CopyMismatchError,
+    CorruptStoreError,
     DrainError,
+    IncompatibleStoreError,
+    InvalidHeaderError,
+    PersistenceError,
     ServerError,
     SessionCollisionError,
+    SessionExistsError,
+    SessionNotFoundError,
     StoreAuthError,
+    StoreClosedError,
+    StoreConflictError,
+    StoreIOError,
+    StoreLockedError,
     StoreUnreachableError,
     UnboundSessionError,
+    UnrepresentableError,
 )
+from dsh_session.persistence.jsonl import JsonlBackend
+from dsh_session.persistence.jsonl_layout import cwd_bucket, encode_segment
+from dsh_session.persistence.memory import MemoryBackend, MemoryStore
 from dsh_session.persistence.postgres import PostgresBackend
 from dsh_session.persistence.postgres_schema import POSTGRES_SCHEMA_VERSION
+from dsh_session.persistence.protocol import SessionBackend, StoredSession
+from dsh_session.persistence.sqlite import SqliteBackend
+from dsh_session.persistence.sqlite_schema import SCHEMA_VERSION
 
 __all__ = [
+    "DEFAULT_FLUSH_ON",
+    "DEFAULT_MAX_PENDING",
+    "POSTGRES_SCHEMA_VERSION",
     "SCHEMA_VERSION",
+    "ConnectionLostError",
+    "CopyMismatchError",
     "CorruptStoreError",
+    "DrainError",
     "IncompatibleStoreError",
     "InvalidHeaderError",
     "JsonlBackend",
     "MemoryBackend",
     "MemoryStore",
+    "PersistenceCoordinator",
     "PersistenceError",
+    "PostgresBackend",
+    "ServerError",
     "SessionBackend",
+    "SessionCollisionError",
     "SessionExistsError",
     "SessionNotFoundError",
     "SqliteBackend",
+    "StoreAuthError",
     "StoreClosedError",
     "StoreConflictError",
     "StoreIOError",
     "StoreLockedError",
+    "StoreUnreachableError",
     "StoredSession",
+    "UnboundSessionError",
     "UnrepresentableError",
+    "copy_sessions",
     "cwd_bucket",
     "encode_segment",
-]
-
-# -- coord block --
-__all__ += [
-    "DEFAULT_FLUSH_ON",
-    "DEFAULT_MAX_PENDING",
-    "DrainError",
-    "PersistenceCoordinator",
-    "SessionCollisionError",
-    "UnboundSessionError",
-]
-# -- postgres block --
-__all__ += [
-    "POSTGRES_SCHEMA_VERSION",
-    "ConnectionLostError",
-    "CopyMismatchError",
-    "PostgresBackend",
-    "ServerError",
-    "StoreAuthError",
-    "StoreUnreachableError",
-    "copy_sessions",
     "verify_copy",
 ]

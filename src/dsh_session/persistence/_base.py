@@ -19,6 +19,7 @@ lock for JSONL, SQLite's own locking), and a write is refused with
 ``STORE_CONFLICT`` when the stored log is not the one this instance last saw.
 """
 
+import errno
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from dsh_session.persistence.errors import (
     SessionExistsError,
     SessionNotFoundError,
     StoreClosedError,
+    StoreIOError,
 )
 from dsh_session.persistence.protocol import StoredSession
 from dsh_session.repair import interrupted_turn_closers
@@ -126,6 +128,42 @@ def close_open_turn(events: list[Event], admitter: LogAdmitter, close_turn: bool
     closers = [admitter.admit(event) for event in interrupted_turn_closers(events)]
     events.extend(closers)
     return closers
+
+
+def settle_load(
+    loaded: Loaded,
+    stored: int,
+    expect: int | None,
+    close_turn: bool,
+    conflict: Callable[[], Exception],
+    repair: Callable[[list[Event]], None] | None,
+) -> Loaded:
+    """The end of a database backend's load: ``loaded`` holds the events kept of ``stored`` rows.
+
+    A re-read (``expect`` set) must find exactly that many events and no torn tail, else it raises
+    ``conflict()``. A load closes an open turn (:func:`close_open_turn`) and hands the closers to
+    ``repair`` (``None`` for a read-only backend) when there are any or a torn tail was cut.
+    """
+    events = loaded.events
+    preserved = len(events)
+    if expect is not None:
+        if preserved != expect or preserved != stored:
+            raise conflict()
+        return loaded
+    closers = close_open_turn(events, loaded.admitter, close_turn)
+    if (preserved != stored or closers) and repair is not None:
+        repair(closers)
+    return loaded
+
+
+def read_only_refusal(session_id: str, where: str, path: str) -> StoreIOError:
+    """What a write to a backend opened ``read_only`` raises; ``where`` names the store."""
+    return StoreIOError(
+        f"appending to session {session_id!r} {where}: this backend was opened read_only; "
+        "open another one to write",
+        path=path,
+        errno=errno.EROFS,
+    )
 
 
 class BackendBase:

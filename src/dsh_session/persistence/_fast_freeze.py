@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any, no_type_check
 
-from dsh_session._frozen import FrozenDict, _frozen_dict, _frozen_list
+from dsh_session._frozen import FrozenDict, frozen_dict, frozen_list
 from dsh_session._nesting import MAX_DEPTH
 from dsh_session.json_value import is_array_index
 
@@ -75,11 +75,11 @@ def _freeze(value: Any, depth: int) -> tuple[Any, bool]:
         if reorder:
             indices = sorted((k for k in value if is_array_index(k)), key=int)
             ordered = indices + [k for k in value if not is_array_index(k)]
-            return _frozen_dict(((k, value[k]) for k in ordered), plain), plain
-        frozen_dict = dict.__new__(FrozenDict)
-        dict.update(frozen_dict, value)  # a dict merges faster than its items
-        frozen_dict.plain = plain
-        return frozen_dict, plain
+            return frozen_dict(((k, value[k]) for k in ordered), plain), plain
+        made = dict.__new__(FrozenDict)
+        dict.update(made, value)  # a dict merges faster than its items
+        made.plain = plain
+        return made, plain
     if kind is list:
         plain = True
         for index, item in enumerate(value):
@@ -92,7 +92,7 @@ def _freeze(value: Any, depth: int) -> tuple[Any, bool]:
                 frozen, item_plain = _freeze(item, depth + 1)
                 value[index] = frozen
                 plain = plain and item_plain
-        return _frozen_list(value, plain), plain
+        return frozen_list(value, plain), plain
     if kind is float:
         if value != value or value in (float("inf"), float("-inf")):
             raise Unusual

@@ -11,29 +11,25 @@ from __future__ import annotations
 from dsh_session.errors import Code, DshSessionError
 
 __all__ = [
+    "ConnectionLostError",
+    "CopyMismatchError",
     "CorruptStoreError",
     "DrainError",
     "IncompatibleStoreError",
     "InvalidHeaderError",
     "PersistenceError",
+    "ServerError",
     "SessionCollisionError",
     "SessionExistsError",
     "SessionNotFoundError",
+    "StoreAuthError",
     "StoreClosedError",
     "StoreConflictError",
     "StoreIOError",
     "StoreLockedError",
+    "StoreUnreachableError",
     "UnboundSessionError",
     "UnrepresentableError",
-]
-
-# -- postgres block: database servers, copying stores --
-__all__ += [
-    "ConnectionLostError",
-    "CopyMismatchError",
-    "ServerError",
-    "StoreAuthError",
-    "StoreUnreachableError",
 ]
 
 
@@ -105,7 +101,7 @@ class StoreClosedError(PersistenceError):
     """``STORE_CLOSED``: the backend was closed."""
 
 
-# -- write coordinator (coord block) ---------------------------------------------------------
+# -- the write coordinator ------------------------------------------------------------------
 
 
 class SessionCollisionError(PersistenceError):
@@ -138,7 +134,9 @@ class DrainError(PersistenceError):
         detail = "; ".join(f"{session_id!r}: {error}" for session_id, error in failures)
         super().__init__(Code.DRAIN_FAILED, f"{len(failures)} session(s) could not be written: {detail}")
         self.failures = failures
-# -- postgres block: database servers, copying stores -------------------------------------
+
+
+# -- database servers, copying stores -------------------------------------------------------
 
 
 class ServerError(PersistenceError):

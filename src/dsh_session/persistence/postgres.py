@@ -35,7 +35,6 @@ would repair instead of doing it (the command line).
 from __future__ import annotations
 
 import contextlib
-import errno
 import getpass
 import os
 import re
@@ -46,7 +45,15 @@ from typing import Any, TypeVar
 from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence._admit import LogAdmitter
-from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, close_open_turn, refusal
+from dsh_session.persistence._base import (
+    BackendBase,
+    Loaded,
+    Tracked,
+    Where,
+    read_only_refusal,
+    refusal,
+    settle_load,
+)
 from dsh_session.persistence._rows import Row, event_row, header_row, kept_records
 from dsh_session.persistence.errors import (
     ConnectionLostError,
@@ -198,23 +205,22 @@ class PostgresBackend(BackendBase):
                 raise self._conflict(session_id, expect, None) from None  # changed under us
             raise
         preserved = len(events)
-        if expect is not None:
-            if len(events) != expect or preserved != len(rows):
-                raise self._conflict(session_id, expect, len(rows))
-            return Loaded(header, events, admitter, sid)
-        closers = close_open_turn(events, admitter, close_turn)
-        if (preserved != len(rows) or closers) and not self.read_only:
+
+        def repair(closers: list[Event]) -> None:
             self._repair(session_id, sid, rows, preserved, closers)
-        return Loaded(header, events, admitter, sid)
+
+        return settle_load(
+            Loaded(header, events, admitter, sid),
+            len(rows),
+            expect,
+            close_turn,
+            lambda: self._conflict(session_id, expect or 0, len(rows)),
+            None if self.read_only else repair,
+        )
 
     def _write(self, state: Tracked, events: Sequence[Event]) -> int:
         if self.read_only:
-            raise StoreIOError(
-                f"appending to session {state.header.id!r} on {self.path}: this backend was opened "
-                "read_only; open another one to write",
-                path=self.path,
-                errno=errno.EROFS,
-            )
+            raise read_only_refusal(state.header.id, f"on {self.path}", self.path)
         header = state.header
         session_id = header.id
         rows = [event_row(event) for event in events]

@@ -18,7 +18,6 @@ refused as damage instead of making the load delete every row.
 
 from __future__ import annotations
 
-import errno
 import os
 import re
 import sqlite3
@@ -27,7 +26,15 @@ from collections.abc import Callable, Iterator, Sequence
 from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence._admit import LogAdmitter
-from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, close_open_turn, refusal
+from dsh_session.persistence._base import (
+    BackendBase,
+    Loaded,
+    Tracked,
+    Where,
+    read_only_refusal,
+    refusal,
+    settle_load,
+)
 from dsh_session.persistence._rows import Row, event_row, header_row, kept_records
 from dsh_session.persistence.errors import (
     CorruptStoreError,
@@ -146,23 +153,18 @@ class SqliteBackend(BackendBase):
                 raise self._conflict(session_id, expect, len(rows)) from None  # changed under us
             raise
         preserved = len(events)
-        if expect is not None:
-            if len(events) != expect or preserved != len(rows):
-                raise self._conflict(session_id, expect, len(rows))
-            return Loaded(header, events, admitter, None)
-        closers = close_open_turn(events, admitter, close_turn)
-        if (preserved != len(rows) or closers) and not self.read_only:
-            self._repair(session_id, rows, preserved, closers)
-        return Loaded(header, events, admitter, None)
+        return settle_load(
+            Loaded(header, events, admitter, None),
+            len(rows),
+            expect,
+            close_turn,
+            lambda: self._conflict(session_id, expect or 0, len(rows)),
+            None if self.read_only else lambda closers: self._repair(session_id, rows, preserved, closers),
+        )
 
     def _write(self, state: Tracked, events: Sequence[Event]) -> None:
         if self.read_only:
-            raise StoreIOError(
-                f"appending to session {state.header.id!r} in {self.path}: this backend was opened "
-                "read_only; open another one to write",
-                path=self.path,
-                errno=errno.EROFS,
-            )
+            raise read_only_refusal(state.header.id, f"in {self.path}", self.path)
         header = state.header
         session_id = header.id
         rows = [(session_id, *event_row(event)) for event in events]

@@ -45,7 +45,6 @@ from dsh_session.conformance.notation import (
 from dsh_session.conformance.scenario import Act, Scenario, append, check, new, reads, scenario, surface
 from dsh_spec.codes import Code
 
-NOTES = "docs/dialect-3fe196a751.md §I3.3"
 CHECK_EVENT = "dsh_spec.invariants.check_event"
 CHECK_LOG = "dsh_spec.invariants.check_log"
 SEED_INV = "dsh_spec.invariants.check_seed_with_invariants"
