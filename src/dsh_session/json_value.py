@@ -190,35 +190,28 @@ def _lean(
     if (kind is dict or kind is list) and depth > MAX_DEPTH:
         raise _Unusual
     if kind is dict:
-        for key, item in value.items():
+        for key in value:
             if type(key) is not str or key not in plain_keys:
                 _plain_key(key)
-            kind = type(item)
-            if kind is str:
-                continue
-            if kind is int:
-                if low <= item <= high:
-                    continue
-                raise _Unusual
-            if kind is dict or kind is list:
-                _lean(item, depth + 1)
-            elif not (item is None or kind is bool):
-                raise _Unusual
+        items = value.values()
     elif kind is list:
-        for item in value:
-            kind = type(item)
-            if kind is str:
-                continue
-            if kind is int:
-                if low <= item <= high:
-                    continue
-                raise _Unusual
-            if kind is dict or kind is list:
-                _lean(item, depth + 1)
-            elif not (item is None or kind is bool):
-                raise _Unusual
+        items = value
     elif not (kind is str or kind is bool or value is None or (kind is int and low <= value <= high)):
         raise _Unusual
+    else:
+        return
+    for item in items:
+        kind = type(item)
+        if kind is str:
+            continue
+        if kind is int:
+            if low <= item <= high:
+                continue
+            raise _Unusual
+        if kind is dict or kind is list:
+            _lean(item, depth + 1)
+        elif not (item is None or kind is bool):
+            raise _Unusual
 
 
 def _plain_key(key: object) -> None:

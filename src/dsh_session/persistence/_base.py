@@ -156,16 +156,6 @@ def settle_load(
     return loaded
 
 
-def read_only_refusal(session_id: str, where: str, path: str) -> StoreIOError:
-    """What a write to a backend opened ``read_only`` raises; ``where`` names the store."""
-    return StoreIOError(
-        f"appending to session {session_id!r} {where}: this backend was opened read_only; "
-        "open another one to write",
-        path=path,
-        errno=errno.EROFS,
-    )
-
-
 class BackendBase:
     """The shared half of a backend; subclasses implement the storage hooks below."""
 
@@ -205,6 +195,16 @@ class BackendBase:
 
     def _release(self) -> None:
         """Free what the backend holds (called once, by ``close``)."""
+
+    @staticmethod
+    def _read_only_refusal(session_id: str, where: str, path: str) -> StoreIOError:
+        """What a write to a backend opened ``read_only`` raises; ``where`` names the store."""
+        return StoreIOError(
+            f"appending to session {session_id!r} {where}: this backend was opened read_only; "
+            "open another one to write",
+            path=path,
+            errno=errno.EROFS,
+        )
 
     # -- the interface -------------------------------------------------------------------
 

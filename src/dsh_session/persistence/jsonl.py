@@ -29,15 +29,7 @@ from typing import NamedTuple
 from dsh_session.errors import Code
 from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence._admit import LogAdmitter
-from dsh_session.persistence._base import (
-    BackendBase,
-    Loaded,
-    Tracked,
-    Where,
-    close_open_turn,
-    read_only_refusal,
-    refusal,
-)
+from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, close_open_turn, refusal
 from dsh_session.persistence._codec import event_line, header_from_json, header_line, parse_bytes
 from dsh_session.persistence._files import (
     io_error,
@@ -215,7 +207,7 @@ class JsonlBackend(BackendBase):
 
     def _write(self, state: Tracked, events: Sequence[Event]) -> _FileToken:
         if self.read_only:
-            raise read_only_refusal(state.header.id, f"under {self.root}", self.root)
+            raise self._read_only_refusal(state.header.id, f"under {self.root}", self.root)
         payload = "".join([event_line(event) + "\n" for event in events]).encode("utf-8")
         if not state.materialized:
             return self._publish(state.header, payload)

@@ -45,15 +45,7 @@ from typing import Any, TypeVar
 from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence._admit import LogAdmitter
-from dsh_session.persistence._base import (
-    BackendBase,
-    Loaded,
-    Tracked,
-    Where,
-    read_only_refusal,
-    refusal,
-    settle_load,
-)
+from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, refusal, settle_load
 from dsh_session.persistence._rows import Row, event_row, header_row, kept_records
 from dsh_session.persistence.errors import (
     ConnectionLostError,
@@ -220,7 +212,7 @@ class PostgresBackend(BackendBase):
 
     def _write(self, state: Tracked, events: Sequence[Event]) -> int:
         if self.read_only:
-            raise read_only_refusal(state.header.id, f"on {self.path}", self.path)
+            raise self._read_only_refusal(state.header.id, f"on {self.path}", self.path)
         header = state.header
         session_id = header.id
         rows = [event_row(event) for event in events]

@@ -26,15 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence._admit import LogAdmitter
-from dsh_session.persistence._base import (
-    BackendBase,
-    Loaded,
-    Tracked,
-    Where,
-    read_only_refusal,
-    refusal,
-    settle_load,
-)
+from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, refusal, settle_load
 from dsh_session.persistence._rows import Row, event_row, header_row, kept_records
 from dsh_session.persistence.errors import (
     CorruptStoreError,
@@ -164,7 +156,7 @@ class SqliteBackend(BackendBase):
 
     def _write(self, state: Tracked, events: Sequence[Event]) -> None:
         if self.read_only:
-            raise read_only_refusal(state.header.id, f"in {self.path}", self.path)
+            raise self._read_only_refusal(state.header.id, f"in {self.path}", self.path)
         header = state.header
         session_id = header.id
         rows = [(session_id, *event_row(event)) for event in events]
