@@ -26,6 +26,7 @@ from typing import IO, Any
 
 import click
 
+from dsh_session.cli._bar import Progress
 from dsh_session.js_json import dumps
 
 __all__ = [
@@ -138,16 +139,6 @@ class Output:
 
         with bar(self.stderr, what, total, color=self.notes_color) as drawn:
             yield drawn
-
-
-class Progress:
-    """A progress bar that draws nothing (piped, ``--json``); :func:`._progress.bar` draws one."""
-
-    def advance(self, amount: int = 1, *, stage: str | None = None) -> None:
-        """Move the bar on by ``amount`` (and name what it is doing now)."""
-
-    def total(self, total: int) -> None:
-        """Set how much there is to do."""
 
 
 _PIPED_WIDTH = 120

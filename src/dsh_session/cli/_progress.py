@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.progress import Progress as _RichProgress
 
-from dsh_session.cli._output import Progress
+from dsh_session.cli._bar import Progress
 
 __all__ = ["bar", "copy_bar"]
 
