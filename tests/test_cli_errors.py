@@ -92,7 +92,7 @@ def test_a_wrong_version(command: str, tmp_path: Path) -> None:
 def test_a_foreign_database(command: str, tmp_path: Path) -> None:
     case_dir = copy_case("reject-sqlite-user-version-5", tmp_path)
     status, lines, _ = invoke(command, case_dir / "sqlite" / "session.db", tmp_path)
-    check_one_line(status, lines, code="STORE_SCHEMA_MISMATCH", mentions="schema version 5")
+    check_one_line(status, lines, code="STORE_VERSION_UNSUPPORTED", mentions="schema version 5")
 
 
 @pytest.mark.parametrize("command", sorted(set(COMMANDS) - {"validate"}))

@@ -106,7 +106,7 @@ def test_damaged_committed_lines_are_violations(case: str, seq: int, line: int, 
     [
         ("reject-jsonl-header-version-1", "jsonl", "STORE_VERSION_UNSUPPORTED"),
         ("reject-sqlite-user-version-3-v4-tables", "sqlite/session.db", "STORE_SCHEMA_MISMATCH"),
-        ("reject-sqlite-user-version-5", "sqlite/session.db", "STORE_SCHEMA_MISMATCH"),
+        ("reject-sqlite-user-version-5", "sqlite/session.db", "STORE_VERSION_UNSUPPORTED"),
         (
             "reject-sqlite-user-version-3-sibling-surface-columns-layout",
             "sqlite/session.db",

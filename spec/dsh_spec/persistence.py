@@ -33,7 +33,17 @@ from dsh_spec.projection import derive_messages
 from dsh_spec.refusal import Refused, Unmodelled, checked, refuse
 from dsh_spec.rejection import Rejection
 from dsh_spec.repair import closer_json, interrupted_turn_closers
-from dsh_spec.storage import HOLE, RECORD_DEPTH, TOO_DEEP, cwd_bucket, encode_segment, preserved_prefix
+from dsh_spec.storage import (
+    HOLE,
+    RECORD_DEPTH,
+    TOO_DEEP,
+    ZSTD_MAGIC,
+    cwd_bucket,
+    encode_segment,
+    later_database,
+    later_jsonl_entry,
+    preserved_prefix,
+)
 from dsh_spec.store import ordered_record
 from dsh_spec.validation import check_seed
 
@@ -427,6 +437,9 @@ class JsonlModel(ModelBackend):
     ) -> tuple[dict[str, Any], tuple[Event, ...], dict[int, tuple[str, ...]], Any]:
         found = self.candidates(session_id)
         if not found:
+            later = self.later_entries(session_id)
+            if later:
+                raise refuse(Code.STORE_VERSION_UNSUPPORTED, f"a later harness's store: {later[0]}")
             raise refuse(Code.SESSION_NOT_FOUND, f"session {session_id!r} not found")
         if len(found) > 1:
             raise refuse(Code.STORE_CORRUPT, f"session {session_id!r} has logs in more than one directory")
@@ -435,6 +448,9 @@ class JsonlModel(ModelBackend):
             data = b""
             while chunk := os.read(fd, 1 << 20):
                 data += chunk
+            what = later_jsonl_entry(os.path.relpath(path, self.root).split(os.sep), data[:4])
+            if what is not None:
+                raise refuse(Code.STORE_VERSION_UNSUPPORTED, f"a later harness's store: {path}: {what}")
             header_end = data.find(b"\n")
             if header_end < 0:
                 raise refuse(Code.STORE_CORRUPT, "empty or header-less session log")
@@ -473,6 +489,9 @@ class JsonlModel(ModelBackend):
             path = self.path_of(state.header)
             if os.path.lexists(path) or self.candidates(state.header["id"]):
                 raise refuse(Code.STORE_CONFLICT, f"{path} was published by another writer")
+            later = self.later_entries(None)
+            if later:
+                raise refuse(Code.STORE_VERSION_UNSUPPORTED, f"a later harness's store: {later[0]}")
             try:
                 os.makedirs(os.path.dirname(path), exist_ok=True)
             except OSError as error:
@@ -489,6 +508,26 @@ class JsonlModel(ModelBackend):
             os.write(fd, payload)
         return (path, size + len(payload))
 
+    def later_entries(self, session_id: str | None) -> list[str]:
+        """A later harness's files in the root (``session_id``'s, or any when it is None)."""
+        segment = None if session_id is None else _file_name(session_id)[: -len(".jsonl")]
+        found = []
+        for bucket in self.buckets():
+            for directory, _dirs, names in os.walk(bucket):
+                for name in sorted(names):
+                    path = os.path.join(directory, name)
+                    parts = os.path.relpath(path, self.root).split(os.sep)
+                    if segment is not None and segment not in (parts[1], parts[1].split(".jsonl")[0]):
+                        continue
+                    head = b""
+                    if session_id is not None and os.path.isfile(path):  # a publish looks at names only
+                        with open(path, "rb") as handle:
+                            head = handle.read(4)
+                    what = later_jsonl_entry(parts, head)
+                    if what is not None:
+                        found.append(f"{path}: {what}")
+        return found
+
     def headers(self) -> Iterator[dict[str, Any]]:
         for bucket in self.buckets():
             for name in sorted(os.listdir(bucket)):
@@ -497,6 +536,8 @@ class JsonlModel(ModelBackend):
                     continue
                 with open(path, "rb") as handle:
                     first = handle.readline()
+                if first.startswith(ZSTD_MAGIC):
+                    continue
                 if not first.endswith(b"\n"):
                     continue
                 try:
@@ -545,6 +586,9 @@ class SqliteModel(ModelBackend):
         """True for an empty database (to initialise); refuses any other layout than v4."""
         conn = self.conn
         version = conn.execute("PRAGMA user_version").fetchone()[0]
+        later = later_database(version, conn.execute("PRAGMA application_id").fetchone()[0])
+        if later is not None:
+            raise refuse(Code.STORE_VERSION_UNSUPPORTED, f"a later harness's database: {later}")
         objects = conn.execute(
             "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
         ).fetchall()

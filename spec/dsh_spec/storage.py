@@ -24,6 +24,15 @@ directory ``cwd-<h12>`` (the first 12 hex digits of SHA-256 of ``cwd`` in
 UTF-8, a lone surrogate counting as U+FFFD, as Node encodes it), or
 ``_no-cwd`` without one; its file is ``<encode_segment(id)>.jsonl``.
 
+**Later dialects.** Later versions of the TypeScript harness changed their
+files but kept the session format version at 0, so only names, bytes and
+database metadata tell their stores apart (:func:`later_jsonl_entry`,
+:func:`later_database`). Such a store is refused with
+``STORE_VERSION_UNSUPPORTED`` -- a load of a session it holds, a first
+publish into a JSONL root holding one (told by names: a later-layout
+directory, a ``*.jsonl.zstd`` file), any open of such a database -- and
+nothing is changed; a listing passes its entries over.
+
 **No write through a link.** A store never writes through a symbolic link
 below its root (a bucket directory, a log, a first publish's temporary file,
 a database's ``-wal`` / ``-shm`` / ``-journal``): such a write is refused with
@@ -156,3 +165,50 @@ def utf16_units(text: str) -> list[int]:
     """The UTF-16 code units of ``text`` (a lone surrogate is one unit)."""
     data = text.encode("utf-16-le", "surrogatepass")
     return [int.from_bytes(data[i : i + 2], "little") for i in range(0, len(data), 2)]
+
+
+#: The first bytes of a Zstandard frame (a later harness's ``*.jsonl.zstd`` logs).
+ZSTD_MAGIC: Final = b"\x28\xb5\x2f\xfd"
+#: ``PRAGMA application_id`` of a later harness's databases (schema 10 on): ASCII "DSHP".
+LATER_APPLICATION_ID: Final = 0x44534850
+#: The SQLite schema version of the pinned dialect.
+SCHEMA_VERSION: Final = 4
+_LATER_SESSION_FILES: Final = {
+    "session.jsonl": "a log in the later one-directory-per-session layout",
+    "session.jsonl.zstd": "a Zstandard-framed log in the later one-directory-per-session layout",
+    "session.v3.jsonl.zstd": "a format-v3 log (Zstandard-framed, one directory per session)",
+}
+
+
+def is_later_bucket(name: str) -> bool:
+    """A directory under the root named ``--<cwd>--``: the later one-directory-per-session layout."""
+    return len(name) > 4 and name.startswith("--") and name.endswith("--")
+
+
+def later_jsonl_entry(parts: Sequence[str], head: bytes) -> str | None:
+    """What a later harness's file at ``parts`` (its path below the root) is, or None for a
+    file of ours (or of nobody). ``head`` is the file's first bytes.
+
+    - ``--<cwd>--/<segment>/session.jsonl`` (or ``.jsonl.zstd``, ``session.v3.jsonl.zstd``):
+      the later layout;
+    - ``<bucket>/<segment>.jsonl.zstd``: a Zstandard-framed log;
+    - ``<bucket>/<segment>.jsonl`` that begins with :data:`ZSTD_MAGIC`: the same, misnamed.
+    """
+    if len(parts) == 3 and is_later_bucket(parts[0]) and parts[2] in _LATER_SESSION_FILES:
+        return _LATER_SESSION_FILES[parts[2]]
+    if len(parts) == 2 and not is_later_bucket(parts[0]):
+        if parts[1].endswith(".jsonl.zstd"):
+            return "a Zstandard-framed log (*.jsonl.zstd)"
+        if parts[1].endswith(".jsonl") and head.startswith(ZSTD_MAGIC):
+            return "a log of Zstandard frames (magic 28 B5 2F FD)"
+    return None
+
+
+def later_database(user_version: int, application_id: int) -> str | None:
+    """What marks a database as a later harness's, or None: its application id, or a schema
+    version above :data:`SCHEMA_VERSION` (an earlier one is another layout, not a later one)."""
+    if application_id == LATER_APPLICATION_ID:
+        return f'application_id 0x{LATER_APPLICATION_ID:08X} ("DSHP") and schema version {user_version}'
+    if user_version > SCHEMA_VERSION:
+        return f"schema version {user_version}"
+    return None

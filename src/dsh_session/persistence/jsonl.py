@@ -45,12 +45,23 @@ from dsh_session.persistence._files import (
 )
 from dsh_session.persistence.errors import (
     CorruptStoreError,
+    IncompatibleStoreError,
     PersistenceError,
     StoreConflictError,
     StoreIOError,
     UnrepresentableError,
 )
-from dsh_session.persistence.jsonl_layout import SUFFIX, cwd_bucket, log_name, name_fits
+from dsh_session.persistence.jsonl_layout import (
+    LATER_SESSION_FILES,
+    LATER_SUFFIX,
+    SUFFIX,
+    ZSTD_MAGIC,
+    cwd_bucket,
+    encode_segment,
+    is_later_bucket,
+    log_name,
+    name_fits,
+)
 from dsh_session.persistence.jsonl_scan import scan_log
 
 __all__ = ["JsonlBackend"]
@@ -158,6 +169,8 @@ class JsonlBackend(BackendBase):
         link: str | None = None,
     ) -> Loaded:
         data = read_all(fd)
+        if data.startswith(ZSTD_MAGIC):
+            raise self._later_refusal(path, "a log of Zstandard frames (magic 28 B5 2F FD)")
         admitter = LogAdmitter()
         scan = scan_log(data, path, admitter.admit_line)
         del data
@@ -262,6 +275,9 @@ class JsonlBackend(BackendBase):
     def _locate(self, session_id: str) -> str:
         found = self._candidates(session_id)
         if not found:
+            later = self._later_files(session_id)
+            if later:
+                raise self._later_refusal(*later[0])
             raise self._not_found(session_id, self.root)
         if len(found) > 1:
             raise CorruptStoreError(
@@ -303,6 +319,45 @@ class JsonlBackend(BackendBase):
         except PersistenceError:
             return None
 
+    def _later_files(self, session_id: str | None, *, writing: bool = False) -> list[tuple[str, str]]:
+        """What a later version of the TypeScript harness left in the root, as (path, what it is):
+        ``session_id``'s logs in its layouts -- or, ``writing``, anything that marks the root as a
+        later harness's by its name (a later-layout directory, a ``*.jsonl.zstd`` log)."""
+        found: list[tuple[str, str]] = []
+        segment = encode_segment(session_id) if session_id else None
+        zstd = "a Zstandard-framed log (*.jsonl.zstd)"
+        for directory in self._buckets():
+            if is_later_bucket(os.path.basename(directory)):
+                if writing:
+                    found.append((directory, "a directory of the later one-directory-per-session layout"))
+                elif segment is not None:
+                    for name, what in LATER_SESSION_FILES.items():
+                        path = os.path.join(directory, segment, name)
+                        if os.path.lexists(path):
+                            found.append((path, what))
+            elif writing:
+                try:
+                    names = sorted(name for name in os.listdir(directory) if name.endswith(LATER_SUFFIX))
+                except OSError:
+                    names = []
+                found.extend((os.path.join(directory, name), zstd) for name in names)
+            elif segment is not None:
+                path = os.path.join(directory, segment + LATER_SUFFIX)
+                if os.path.lexists(path):
+                    found.append((path, zstd))
+        return found
+
+    def _later_refusal(self, path: str, what: str, writing: bool = False) -> IncompatibleStoreError:
+        action = "nothing was written" if writing else "it was left untouched"
+        return IncompatibleStoreError(
+            Code.STORE_VERSION_UNSUPPORTED,
+            f"{path}: {what}: a later version of the TypeScript harness wrote this store (its "
+            "sessions still say format version 0, so only the file names and bytes tell); this build "
+            f"reads and writes only the flat layout of plain JSONL files (<root>/cwd-<hash>/<id>.jsonl) "
+            f"-- {action}; open it with the harness that wrote it",
+            path=path,
+        )
+
     # -- writing ---------------------------------------------------------------------------
 
     def _publish(self, header: SessionHeader, payload: bytes) -> _FileToken:
@@ -322,6 +377,9 @@ class JsonlBackend(BackendBase):
             # First publishes of one root take turns (an flock on the root directory), so
             # that of two creators of one id -- in any buckets -- exactly one publishes.
             with locked(root_fd, exclusive=True, timeout=self.lock_timeout, path=self.root):
+                later = self._later_files(None, writing=True)
+                if later:  # a later harness's root: nothing of ours goes beside its files
+                    raise self._later_refusal(*later[0], writing=True)
                 try:
                     bucket_fd = open_bucket(self.root, os.path.basename(bucket), create=True)
                 except OSError as error:

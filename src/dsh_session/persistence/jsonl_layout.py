@@ -7,6 +7,13 @@ without one. The segment is the id with every UTF-16 code unit outside
 ``[A-Za-z0-9._-]`` written ``~XXXX`` (upper-case hex), and ``.`` / ``..``
 escaped whole: injective, and never a path. The temporary file of a first
 publish is ``<segment>.jsonl.<12 hex>.tmp``.
+
+Later versions of the TypeScript harness kept ``SESSION_FORMAT_VERSION`` at 0
+but changed the files: Zstandard-framed logs (``<segment>.jsonl.zstd``, files
+beginning with the frame magic ``28 B5 2F FD``), one directory per session
+(``<root>/--<cwd>--/<segment>/session.jsonl`` or ``session.jsonl.zstd``) and
+format v3 (``session.v3.jsonl.zstd``). Only these names and bytes tell such a
+store apart; :func:`later_log_name` and :func:`is_later_bucket` recognise them.
 """
 
 from __future__ import annotations
@@ -15,7 +22,17 @@ import hashlib
 import re
 from typing import Final
 
-__all__ = ["NO_CWD", "cwd_bucket", "encode_segment", "log_name", "name_fits"]
+__all__ = [
+    "LATER_SESSION_FILES",
+    "NO_CWD",
+    "ZSTD_MAGIC",
+    "cwd_bucket",
+    "encode_segment",
+    "is_later_bucket",
+    "later_log_name",
+    "log_name",
+    "name_fits",
+]
 
 NO_CWD: Final = "_no-cwd"
 SUFFIX: Final = ".jsonl"
@@ -23,6 +40,17 @@ SUFFIX: Final = ".jsonl"
 TMP_SUFFIX_LENGTH: Final = 1 + 12 + 4
 #: The longest file name most file systems take, in bytes.
 NAME_MAX: Final = 255
+
+#: The first bytes of a Zstandard frame.
+ZSTD_MAGIC: Final = b"\x28\xb5\x2f\xfd"
+#: A later harness's zstd-framed log in a bucket: ``<segment>.jsonl.zstd``.
+LATER_SUFFIX: Final = SUFFIX + ".zstd"
+#: The file of a session's own directory in the later layout, with what each one is.
+LATER_SESSION_FILES: Final = {
+    "session.jsonl": "a log in the later one-directory-per-session layout",
+    "session.jsonl.zstd": "a Zstandard-framed log in the later one-directory-per-session layout",
+    "session.v3.jsonl.zstd": "a format-v3 log (Zstandard-framed, one directory per session)",
+}
 
 _PLAIN = re.compile(r"[A-Za-z0-9._-]*")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -64,3 +92,13 @@ def log_name(session_id: str) -> str:
 def name_fits(session_id: str) -> bool:
     """True when the log's temporary file name fits in ``NAME_MAX`` bytes."""
     return len(log_name(session_id)) + TMP_SUFFIX_LENGTH <= NAME_MAX
+
+
+def later_log_name(session_id: str) -> str:
+    """The name a later harness gives the zstd-framed log of ``session_id`` in a bucket."""
+    return encode_segment(session_id) + LATER_SUFFIX
+
+
+def is_later_bucket(name: str) -> bool:
+    """Whether a directory name under the root is the later layout's ``--<cwd>--``."""
+    return len(name) > 4 and name.startswith("--") and name.endswith("--")

@@ -260,6 +260,8 @@ def precheck(path: str, *, create_dirs: bool = True) -> None:
     if os.path.exists(wal) and os.path.getsize(wal) > 0:
         return  # page 1 may be newer in the WAL: let SQLite read the version
     version = int.from_bytes(head[60:64], "big", signed=True)
+    application_id = int.from_bytes(head[68:72], "big", signed=True)
+    _refuse_later(path, version, application_id)
     if version not in (0, SCHEMA_VERSION):
         raise _mismatch(path, f"has schema version {version}")
 
@@ -298,6 +300,7 @@ def is_damage(error: BaseException) -> bool:
 def _check_layout(conn: sqlite3.Connection, path: str) -> bool:
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
+        application_id = conn.execute("PRAGMA application_id").fetchone()[0]
         objects = conn.execute(
             "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
         ).fetchall()
@@ -305,6 +308,7 @@ def _check_layout(conn: sqlite3.Connection, path: str) -> bool:
         raise CorruptStoreError(
             Code.STORE_CORRUPT, f"{path} cannot be read as a SQLite database: {error}", path=path
         ) from None
+    _refuse_later(path, version, application_id)
     if version == 0 and not objects:
         return True
     if version != SCHEMA_VERSION:
@@ -338,6 +342,30 @@ def _initialise(conn: sqlite3.Connection, path: str) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+#: ``PRAGMA application_id`` of the TypeScript harness's databases from its schema 10 on ("DSHP").
+LATER_APPLICATION_ID: Final = 0x44534850
+
+
+def _refuse_later(path: str, version: int, application_id: int) -> None:
+    """``STORE_VERSION_UNSUPPORTED`` for a database a later version of the TypeScript harness
+    wrote: stamped with its application id, or with a schema version above ours. Its sessions
+    still say format version 0: only the database's metadata tells it apart."""
+    if application_id == LATER_APPLICATION_ID:
+        found = f'application_id 0x{LATER_APPLICATION_ID:08X} ("DSHP") and schema version {version}'
+    elif version > SCHEMA_VERSION:
+        found = f"schema version {version}"
+    else:
+        return
+    raise IncompatibleStoreError(
+        Code.STORE_VERSION_UNSUPPORTED,
+        f"session database {path} has {found}: a later version of the TypeScript harness wrote it "
+        f"(its sessions still say format version 0, so only the database tells); this build reads "
+        f"only schema version {SCHEMA_VERSION} and never migrates -- it was left untouched; open it "
+        "with the harness that wrote it",
+        path=path,
+    )
 
 
 def _mismatch(path: str, detail: str) -> IncompatibleStoreError:

@@ -291,17 +291,21 @@ def reference_stores() -> list[Scenario]:
         ("reject-sqlite-user-version-3-sibling-surface-columns-layout", "of the sibling v3 layout"),
     ):
         database = {"$artifact": f"sqlite/{case}.sql"}
+        # A later schema version is a later harness's database: told apart (deviations P7).
+        later = case.endswith("-5")
+        code = Code.STORE_VERSION_UNSUPPORTED if later else Code.STORE_SCHEMA_MISMATCH
         out.append(
             scenario(
                 f"persistence.{case}",
                 f"A database {what} is refused by the time a load is tried",
                 (
-                    "docs/errors.md STORE_SCHEMA_MISMATCH",
+                    f"docs/errors.md {code.name}",
                     "docs/dialect-3fe196a751.md §P3.2",
                     "docs/dialect-3fe196a751.md §P6.5 #11-12",
+                    *(["docs/deviations.md P7"] if later else []),
                 ),
-                "core",
-                open_("sqlite", database).fails(Code.STORE_SCHEMA_MISMATCH, lazy=1),
+                "strict" if later else "core",
+                open_("sqlite", database).fails(code, lazy=1),
                 load("uv3"),
             )
         )
@@ -315,7 +319,7 @@ def reference_stores() -> list[Scenario]:
                     "docs/dialect-3fe196a751.md §P7 B26",
                 ),
                 "strict",
-                open_("sqlite", database).fails(Code.STORE_SCHEMA_MISMATCH),
+                open_("sqlite", database).fails(code),
                 sql(database, "PRAGMA user_version"),
                 sql(database, "PRAGMA journal_mode"),
             )
@@ -1160,5 +1164,70 @@ def nesting() -> list[Scenario]:
     ]
 
 
+# -- stores of later versions of the harness (issue 11, item 8) -----------------------------
+
+LATER = "dsh_spec.storage.later_jsonl_entry"
+LATER_DB = "dsh_spec.storage.later_database"
+
+
+def later_dialects() -> list[Scenario]:
+    """Stores a later version of the TypeScript harness wrote: refused, named, untouched."""
+    out: list[Scenario] = []
+    refs = (
+        "docs/persistence.md Later dialects",
+        "docs/deviations.md P7",
+        "docs/errors.md STORE_VERSION_UNSUPPORTED",
+    )
+    for folder, what in (
+        ("jsonl-zstd", "a Zstandard-framed log (<id>.jsonl.zstd)"),
+        ("jsonl-zstd-named-jsonl", "a <id>.jsonl file of Zstandard frames"),
+        ("jsonl-directory-layout", "the one-directory-per-session layout (--<cwd>--/<id>/session.jsonl)"),
+        ("jsonl-directory-layout-zstd", "the one-directory-per-session layout, zstd-framed"),
+        ("jsonl-v3", "a format-v3 log (session.v3.jsonl.zstd)"),
+    ):
+        root = {"$artifact": f"later/{folder}"}
+        by_name = folder != "jsonl-zstd-named-jsonl"  # a publish looks at names, not into files
+        publish = [
+            create(header("fresh")),
+            write("fresh", log(*CONTRACT[:6])).fails(Code.STORE_VERSION_UNSUPPORTED),
+        ]
+        out.append(
+            scenario(
+                f"persistence.later-{folder}",
+                f"A JSONL root holding {what}: the listing passes it over, a load "
+                + ("and a first publish are" if by_name else "is")
+                + " refused with STORE_VERSION_UNSUPPORTED, and no file changes",
+                (LATER, *refs),
+                "strict",
+                open_("jsonl", root),
+                listing(),
+                load("later").fails(Code.STORE_VERSION_UNSUPPORTED),
+                publish if by_name else [],
+                files(root),
+            )
+        )
+    for name, what in (
+        ("sqlite-application-id", 'application_id 0x44534850 ("DSHP"), schema version 10'),
+        ("sqlite-user-version-17", "schema version 17"),
+    ):
+        database = {"$artifact": f"later/{name}.sql"}
+        out.append(
+            scenario(
+                f"persistence.later-{name}",
+                f"A SQLite database of a later harness ({what}) is refused at open with "
+                "STORE_VERSION_UNSUPPORTED and left as it was",
+                (LATER_DB, *refs),
+                "strict",
+                open_("sqlite", database).fails(Code.STORE_VERSION_UNSUPPORTED),
+                sql(database, "PRAGMA user_version"),
+                sql(database, "PRAGMA application_id"),
+                sql(database, "PRAGMA journal_mode"),
+            )
+        )
+    return out
+
+
 def scenarios() -> list[Scenario]:
-    return reference_stores() + contract() + jsonl_files() + nesting() + copying() + servers()
+    return (
+        reference_stores() + contract() + jsonl_files() + nesting() + copying() + servers() + later_dialects()
+    )
