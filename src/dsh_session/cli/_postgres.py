@@ -26,11 +26,10 @@ from __future__ import annotations
 import re
 
 from dsh_session.cli._errors import fail
-from dsh_session.cli._readonly import Reading, checked_header_rows
+from dsh_session.cli._readonly import Reading
 from dsh_session.cli._resolve import Entry, Source, register_scheme
 from dsh_session.persistence import PostgresBackend, SessionBackend
 from dsh_session.persistence.postgres_schema import DEFAULT_SCHEMA
-from dsh_session.persistence.records import Where
 
 __all__ = ["KIND", "SCHEMES", "PostgresSource", "is_conninfo", "open_store", "redact"]
 
@@ -118,11 +117,7 @@ class PostgresSource(Source):
         self._writer: PostgresBackend | None = None
 
     def entries(self) -> list[Entry]:
-        reader = self.reader
-        if reader._nothing_stored():
-            return []
-        rows = reader._read(None, "listing", lambda conn: conn.execute(reader._q.headers).fetchall())
-        return [Entry(self.path, sid, error) for sid, error in checked_header_rows(rows, reader.path)]
+        return [Entry(self.path, sid, error) for sid, error in self.reader.catalog()]
 
     def not_a_store(self) -> str | None:
         if self.reader._nothing_stored():
@@ -130,18 +125,7 @@ class PostgresSource(Source):
         return None
 
     def read(self, session_id: str) -> Reading:
-        stored = self.reader._stored_rows(session_id)
-        where = self.reader.path
-        seqs = stored.seqs
-        return Reading(
-            where,
-            stored.header,
-            stored.records,
-            stored.cut,
-            None,
-            None,
-            lambda index: Where(where, None, f"row seq {seqs[index]}"),
-        )
+        return Reading.of(self.reader.read_log(session_id))
 
     def backend(self, command: str) -> SessionBackend:
         if self._writer is None:

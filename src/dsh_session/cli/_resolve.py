@@ -297,7 +297,7 @@ class _Sqlite(Source):
         return self.reader.read(session_id)
 
     def not_a_store(self) -> str | None:
-        if self.reader._empty:
+        if self.reader.empty:
             return "a SQLite database without the session tables"
         return None
 

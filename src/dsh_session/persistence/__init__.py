@@ -47,6 +47,14 @@ from dsh_session.persistence.postgres_schema import POSTGRES_SCHEMA_VERSION
 from dsh_session.persistence.protocol import SessionBackend, StoredSession
 from dsh_session.persistence.sqlite import SqliteBackend
 from dsh_session.persistence.sqlite_schema import SCHEMA_VERSION
+from dsh_session.persistence.stored_log import (
+    RepairReport,
+    StoredLog,
+    js_records,
+    read_event_list,
+    read_jsonl_log,
+    repair_report,
+)
 
 __all__ = [
     "DEFAULT_FLUSH_ON",
@@ -65,6 +73,7 @@ __all__ = [
     "PersistenceCoordinator",
     "PersistenceError",
     "PostgresBackend",
+    "RepairReport",
     "ServerError",
     "SessionBackend",
     "SessionCollisionError",
@@ -77,11 +86,16 @@ __all__ = [
     "StoreIOError",
     "StoreLockedError",
     "StoreUnreachableError",
+    "StoredLog",
     "StoredSession",
     "UnboundSessionError",
     "UnrepresentableError",
     "copy_sessions",
     "cwd_bucket",
     "encode_segment",
+    "js_records",
+    "read_event_list",
+    "read_jsonl_log",
+    "repair_report",
     "verify_copy",
 ]

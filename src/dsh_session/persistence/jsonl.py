@@ -63,6 +63,7 @@ from dsh_session.persistence.jsonl_layout import (
     name_fits,
 )
 from dsh_session.persistence.jsonl_scan import scan_log
+from dsh_session.persistence.stored_log import StoredLog, read_log_at
 
 __all__ = ["JsonlBackend"]
 
@@ -98,6 +99,41 @@ class JsonlBackend(BackendBase):
     def path_of(self, header: SessionHeader) -> str:
         """Where the log of ``header``'s session lives."""
         return os.path.join(self.root, cwd_bucket(header.cwd), log_name(header.id))
+
+    # -- reading without writing ----------------------------------------------------------
+
+    def read_log(self, session_id: str) -> StoredLog:
+        """The session's stored log as it is, and what a load would cut -- read without
+        writing, in any mode (:mod:`dsh_session.persistence.stored_log`); raises what ``load``
+        raises for a session that is not there, misplaced or of a later harness."""
+        with self._lock:
+            self._check_open()
+            return self.read_log_file(self._locate(session_id), session_id=session_id)
+
+    def read_log_file(self, path: str | os.PathLike[str], *, session_id: str | None = None) -> StoredLog:
+        """:meth:`read_log` for the log file at ``path``, which must sit where this root keeps
+        its header's session (``STORE_CORRUPT`` otherwise); ``session_id``, when given, must be
+        its header's id."""
+        log = read_log_at(os.fspath(path), self.lock_timeout)
+        self._check_location(log.header, log.header.id if session_id is None else session_id, log.where)
+        return log
+
+    def log_files(self) -> tuple[str, ...]:
+        """Every file that may be a session log under the root (``<root>/<dir>/*.jsonl``, regular
+        files only), sorted -- readable or not: for a listing that reports what it cannot read."""
+        found = []
+        for bucket in self._buckets():
+            try:
+                names = sorted(name for name in os.listdir(bucket) if name.endswith(SUFFIX))
+            except FileNotFoundError:
+                continue
+            except OSError as error:
+                raise io_error(error, "listing", bucket) from None
+            for name in names:
+                path = os.path.join(bucket, name)
+                if os.path.isfile(path):
+                    found.append(path)
+        return tuple(found)
 
     # -- hooks ----------------------------------------------------------------------------
 
@@ -170,7 +206,7 @@ class JsonlBackend(BackendBase):
     ) -> Loaded:
         data = read_all(fd)
         if data.startswith(ZSTD_MAGIC):
-            raise self._later_refusal(path, "a log of Zstandard frames (magic 28 B5 2F FD)")
+            raise later_refusal(path, "a log of Zstandard frames (magic 28 B5 2F FD)")
         admitter = LogAdmitter()
         scan = scan_log(data, path, admitter.admit_line)
         del data
@@ -348,15 +384,7 @@ class JsonlBackend(BackendBase):
         return found
 
     def _later_refusal(self, path: str, what: str, writing: bool = False) -> IncompatibleStoreError:
-        action = "nothing was written" if writing else "it was left untouched"
-        return IncompatibleStoreError(
-            Code.STORE_VERSION_UNSUPPORTED,
-            f"{path}: {what}: a later version of the TypeScript harness wrote this store (its "
-            "sessions still say format version 0, so only the file names and bytes tell); this build "
-            f"reads and writes only the flat layout of plain JSONL files (<root>/cwd-<hash>/<id>.jsonl) "
-            f"-- {action}; open it with the harness that wrote it",
-            path=path,
-        )
+        return later_refusal(path, what, writing)
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -495,6 +523,20 @@ class JsonlBackend(BackendBase):
             "written -- load the session instead of creating it",
             path=others[0] if others else path,
         )
+
+
+def later_refusal(path: str, what: str, writing: bool = False) -> IncompatibleStoreError:
+    """``STORE_VERSION_UNSUPPORTED`` for ``what`` a later version of the TypeScript harness left
+    at ``path``."""
+    action = "nothing was written" if writing else "it was left untouched"
+    return IncompatibleStoreError(
+        Code.STORE_VERSION_UNSUPPORTED,
+        f"{path}: {what}: a later version of the TypeScript harness wrote this store (its "
+        "sessions still say format version 0, so only the file names and bytes tell); this build "
+        "reads and writes only the flat layout of plain JSONL files (<root>/cwd-<hash>/<id>.jsonl) "
+        f"-- {action}; open it with the harness that wrote it",
+        path=path,
+    )
 
 
 def sync_bucket(fd: int) -> None:

@@ -59,6 +59,7 @@ from dsh_session.persistence.errors import (
     UnrepresentableError,
 )
 from dsh_session.persistence.postgres_schema import DEFAULT_SCHEMA, check_schema, initialise, quote_ident
+from dsh_session.persistence.stored_log import Catalog, StoredLog, catalog_rows
 
 __all__ = ["PostgresBackend"]
 
@@ -267,6 +268,22 @@ class PostgresBackend(BackendBase):
                 conn.close()
 
     # -- reading ---------------------------------------------------------------------------
+
+    def read_log(self, session_id: str) -> StoredLog:
+        """The session's stored rows as they are (one read-only snapshot), and how many a load
+        would cut -- read without writing (:mod:`dsh_session.persistence.stored_log`)."""
+        stored = self._stored_rows(session_id)
+        return StoredLog(self.path, stored.header, tuple(stored.records), stored.cut, None, None)
+
+    def catalog(self) -> Catalog:
+        """Every stored session's id with what keeps its header from being read (another format
+        version, a damaged row) or None, sorted by id -- what ``list()`` passes over, named."""
+        with self._lock:
+            self._check_open()
+            if self._nothing_stored():
+                return ()
+            rows = self._read(None, "listing", lambda conn: conn.execute(self._q.headers).fetchall())
+            return catalog_rows(rows, self.path)
 
     def _stored_rows(self, session_id: str) -> _StoredRows:
         """The session as stored: its header row and event rows, read in one read-only

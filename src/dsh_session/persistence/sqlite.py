@@ -46,6 +46,7 @@ from dsh_session.persistence.sqlite_schema import (
     precheck,
     refuse_symlinks,
 )
+from dsh_session.persistence.stored_log import Catalog, StoredLog, catalog_rows
 
 __all__ = ["SqliteBackend"]
 
@@ -111,6 +112,35 @@ class SqliteBackend(BackendBase):
             self._release_read()
             raise
         return conn
+
+    # -- reading without writing ----------------------------------------------------------
+
+    def read_log(self, session_id: str) -> StoredLog:
+        """The session's stored rows as they are (one snapshot), and how many a load would
+        cut -- read without writing (:mod:`dsh_session.persistence.stored_log`); raises what
+        ``load`` raises for a session that is not there or damaged committed rows."""
+        with self._lock:
+            self._check_open()
+            header, rows = self._read_session(session_id)
+            records = kept_records(rows, self.path)
+            return StoredLog(self.path, header, tuple(records), len(rows) - len(records), None, None)
+
+    @property
+    def initialised(self) -> bool:
+        """Whether the database holds the session tables: False only for a ``read_only``
+        backend on a missing, empty or table-less database (which it reads as an empty store)."""
+        return not self._empty
+
+    def catalog(self) -> Catalog:
+        """Every stored session's id with what keeps its header from being read (another format
+        version, a damaged row) or None, sorted by id -- what ``list()`` passes over, named."""
+        with self._lock:
+            self._check_open()
+            if self._empty:
+                return ()
+            with self._errors("listing"):
+                rows = self._conn.execute(_SELECT_HEADER).fetchall()
+            return catalog_rows(rows, self.path)
 
     # -- hooks ----------------------------------------------------------------------------
 
