@@ -59,6 +59,7 @@ from dsh_session.persistence.jsonl_layout import (
     cwd_bucket,
     encode_segment,
     is_later_bucket,
+    later_refusal,
     log_name,
     name_fits,
 )
@@ -523,20 +524,6 @@ class JsonlBackend(BackendBase):
             "written -- load the session instead of creating it",
             path=others[0] if others else path,
         )
-
-
-def later_refusal(path: str, what: str, writing: bool = False) -> IncompatibleStoreError:
-    """``STORE_VERSION_UNSUPPORTED`` for ``what`` a later version of the TypeScript harness left
-    at ``path``."""
-    action = "nothing was written" if writing else "it was left untouched"
-    return IncompatibleStoreError(
-        Code.STORE_VERSION_UNSUPPORTED,
-        f"{path}: {what}: a later version of the TypeScript harness wrote this store (its "
-        "sessions still say format version 0, so only the file names and bytes tell); this build "
-        "reads and writes only the flat layout of plain JSONL files (<root>/cwd-<hash>/<id>.jsonl) "
-        f"-- {action}; open it with the harness that wrote it",
-        path=path,
-    )
 
 
 def sync_bucket(fd: int) -> None:

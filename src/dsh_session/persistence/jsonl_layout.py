@@ -22,6 +22,9 @@ import hashlib
 import re
 from typing import Final
 
+from dsh_session.errors import Code
+from dsh_session.persistence.errors import IncompatibleStoreError
+
 __all__ = [
     "LATER_SESSION_FILES",
     "NO_CWD",
@@ -30,6 +33,7 @@ __all__ = [
     "encode_segment",
     "is_later_bucket",
     "later_log_name",
+    "later_refusal",
     "log_name",
     "name_fits",
 ]
@@ -102,3 +106,17 @@ def later_log_name(session_id: str) -> str:
 def is_later_bucket(name: str) -> bool:
     """Whether a directory name under the root is the later layout's ``--<cwd>--``."""
     return len(name) > 4 and name.startswith("--") and name.endswith("--")
+
+
+def later_refusal(path: str, what: str, writing: bool = False) -> IncompatibleStoreError:
+    """``STORE_VERSION_UNSUPPORTED`` for ``what`` a later version of the TypeScript harness left
+    at ``path``."""
+    action = "nothing was written" if writing else "it was left untouched"
+    return IncompatibleStoreError(
+        Code.STORE_VERSION_UNSUPPORTED,
+        f"{path}: {what}: a later version of the TypeScript harness wrote this store (its "
+        "sessions still say format version 0, so only the file names and bytes tell); this build "
+        "reads and writes only the flat layout of plain JSONL files (<root>/cwd-<hash>/<id>.jsonl) "
+        f"-- {action}; open it with the harness that wrote it",
+        path=path,
+    )

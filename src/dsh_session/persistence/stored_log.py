@@ -35,6 +35,7 @@ from dsh_session.persistence._fast_freeze import Unusual, freeze_parsed
 from dsh_session.persistence._files import io_error, locked, read_all
 from dsh_session.persistence._rows import header_row
 from dsh_session.persistence.errors import CorruptStoreError, PersistenceError, SessionNotFoundError
+from dsh_session.persistence.jsonl_layout import ZSTD_MAGIC, later_refusal
 from dsh_session.persistence.jsonl_scan import scan_log
 
 __all__ = [
@@ -159,8 +160,6 @@ def read_jsonl_log(path: str | os.PathLike[str], *, session_id: str | None = Non
 
 def read_log_at(path: str, lock_timeout: float) -> StoredLog:
     """The JSONL log file at ``path``, read under a shared lock (``lock_timeout`` s at most)."""
-    from dsh_session.persistence.jsonl_layout import ZSTD_MAGIC
-
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
@@ -181,8 +180,6 @@ def read_log_at(path: str, lock_timeout: float) -> StoredLog:
     finally:
         os.close(fd)
     if data.startswith(ZSTD_MAGIC):
-        from dsh_session.persistence.jsonl import later_refusal
-
         raise later_refusal(path, "a log of Zstandard frames (magic 28 B5 2F FD)")
     scan = scan_log(data, path)
     tail = data[scan.committed :]
