@@ -211,6 +211,22 @@ class SurfaceManager:
         self._next[seq] = None
         self._tail = seq
 
+    def _append_run(self, seqs: list[int]) -> None:
+        """:meth:`_append` of each of ``seqs`` in turn (ascending), done at once (a load's bulk path)."""
+        if not seqs:
+            return
+        self._snapshot = None
+        tail = self._tail
+        first = 0 if tail is None else self._rank[tail] + 1
+        if tail is None:
+            self._head = seqs[0]
+        else:
+            self._next[tail] = seqs[0]
+        self._rank.update(zip(seqs, range(first, first + len(seqs)), strict=True))
+        self._prev.update(zip(seqs, [tail, *seqs[:-1]], strict=True))
+        self._next.update(zip(seqs, [*seqs[1:], None], strict=True))
+        self._tail = seqs[-1]
+
     def _replace(self, seq: int, span: list[int]) -> None:
         first, last = span[0], span[-1]
         rank, before, after, messages = self._rank, self._prev, self._next, self._messages

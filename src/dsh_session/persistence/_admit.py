@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
+from itertools import repeat
 from typing import Any
 
 import msgspec
 
 from dsh_session import _admission
-from dsh_session.event import EVENT_KEY_ORDER, SURFACE_TYPES, Event, LoggedEvent
+from dsh_session.event import APPEND, EVENT_KEY_ORDER, SURFACE_TYPES, Event, LoggedEvent
 from dsh_session.json_value import MAX_DEPTH, Stored, StoredRecord, lean_text
 from dsh_session.persistence._fast_freeze import Unusual, freeze_parsed
+from dsh_session.persistence._shapes import payloads_fit, where
 from dsh_session.surface import SurfaceManager
 
 
@@ -120,6 +122,76 @@ class LogAdmitter:
                 record = {**record, "data": freeze_parsed(record["data"])}
         return self.admit(record)
 
+
+    def admit_run(
+        self,
+        kinds: list[Any],
+        times: list[Any],
+        payloads: list[Any],
+        on_surface: list[int],
+        ops: list[Any],
+        refs: list[Any],
+        append: Any,
+    ) -> list[Event] | None:
+        """The events of a run of stored records at the next seqs, admitted at once (a load's
+        bulk path, ``persistence._bulk``), or ``None`` -- nothing changed -- unless every one
+        is a record the one-at-a-time path takes as it stands and makes the same event of.
+
+        The lists hold each record's type (a ``str``), time (an ``int``) and the raw text of
+        its payload (JSON that parses, read as ``JSON.parse`` reads it); ``on_surface`` the
+        indices of the records of a surface type, ``ops`` and ``refs`` their surface
+        operations (equal to ``append`` for an append) and provenances (a list of ints, or
+        ``None``). The caller has made sure no other record carries a surface field. Then
+        each surface record must append, name distinct earlier seqs and carry a payload of
+        the shape its type needs, and no payload may nest too deep.
+        """
+        count = len(kinds)
+        if not count:
+            return []
+        start = self._next
+        kind_set = set(kinds)
+        if "" in kind_set or any(kind.__class__ is not str for kind in kind_set):
+            return None
+        if min(times) < -_EXACT or max(times) > _EXACT:
+            return None
+        ops_out: list[Any] = [None] * count
+        refs_out: list[Any] = [None] * count
+        groups: dict[str, list[Any]] = {}
+        for index, op, given in zip(on_surface, ops, refs, strict=True):
+            if op != append:
+                return None
+            ops_out[index] = APPEND
+            if given is not None:
+                if not given or min(given) < 0 or max(given) >= start + index or (
+                    len(given) > 1 and len(set(given)) != len(given)
+                ):
+                    return None
+                refs_out[index] = tuple(given)
+            kind = kinds[index]
+            group = groups.get(kind)
+            if group is None:
+                groups[kind] = group = []
+            group.append(payloads[index])
+        if not all(payloads_fit(kind, texts) for kind, texts in groups.items()):
+            return None
+        lengths = list(map(len, payloads))
+        if max(lengths) > 2 * MAX_DEPTH:  # a payload nests at most half its length deep
+            for index in where(list(map(int.__lt__, repeat(2 * MAX_DEPTH), lengths))):
+                text = bytes(payloads[index])
+                if text.count(b"[") + text.count(b"{") > MAX_DEPTH:
+                    return None  # may nest too deep: the careful path decides
+        for kind in kind_set - _KINDS.keys():
+            if len(_KINDS) < _KINDS_LIMIT:
+                _KINDS[kind] = kind
+        kinds = list(map(_KINDS.get, kinds, kinds))  # one string object per event type
+        texts = list(map(Stored, payloads))
+        events: list[Event] = list(
+            map(LoggedEvent, kinds, range(start, start + count), times, texts, refs_out, ops_out)
+        )
+        self._surface._append_run([start + index for index in on_surface])
+        self._next = start + count
+        self._last_time = times[-1]
+        return events
 
     def admit_line(self, record: dict[str, Any], line: bytes | None) -> Event:
         """:meth:`admit_parsed` for a JSONL line (kept whole when orjson read it)."""

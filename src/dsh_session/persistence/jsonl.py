@@ -24,12 +24,14 @@ import os
 import secrets
 import stat
 from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import NamedTuple
 
 from dsh_session.errors import Code
 from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence._admit import LogAdmitter
 from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, close_open_turn, refusal
+from dsh_session.persistence._bulk import jsonl_run
 from dsh_session.persistence._codec import event_line, header_from_json, header_line, parse_bytes
 from dsh_session.persistence._files import (
     io_error,
@@ -209,7 +211,7 @@ class JsonlBackend(BackendBase):
         if data.startswith(ZSTD_MAGIC):
             raise later_refusal(path, "a log of Zstandard frames (magic 28 B5 2F FD)")
         admitter = LogAdmitter()
-        scan = scan_log(data, path, admitter.admit_line)
+        scan = scan_log(data, path, admitter.admit_line, partial(jsonl_run, admitter))
         del data
         header = scan.header
         self._check_location(header, session_id, path)

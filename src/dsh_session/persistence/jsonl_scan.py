@@ -42,7 +42,10 @@ class Scan(NamedTuple):
 
 
 def scan_log(
-    data: bytes, path: str, take: Callable[[dict[str, Any], bytes | None], Any] | None = None
+    data: bytes,
+    path: str,
+    take: Callable[[dict[str, Any], bytes | None], Any] | None = None,
+    bulk: Callable[[bytes], list[Any] | None] | None = None,
 ) -> Scan:
     """Scan a log file's bytes (``path`` is for messages only).
 
@@ -54,6 +57,11 @@ def scan_log(
     in the file is raised, as the rules order it (``dsh_spec.storage``: the scan
     before the seed's rules); ``take``'s first error is returned in
     :attr:`Scan.failure` for the caller to raise after its own checks.
+
+    ``bulk(lines)``, given with ``take``, is offered the leading event lines a
+    run at a time (whole lines, each with its newline): it returns what
+    ``take`` would have made of each of them, or ``None`` to leave the run to
+    ``take`` line by line (``persistence._bulk``); the scan is the same either way.
     """
     header_end = data.find(b"\n")
     if header_end < 0:
@@ -65,22 +73,26 @@ def scan_log(
             line=1,
         )
     header = header_from_json(parse_bytes(data[:header_end]), path=path, line=1)
-    lines = data[header_end + 1 :].split(b"\n")
+    records: list[Any] = []
+    committed = header_end + 1
+    base = 0  # the index (seq) of the first line below
+    if take is not None and bulk is not None:
+        committed, base = _plain_prefix(data, committed, take, bulk, records)
+    lines = data[committed:].split(b"\n")
     lines.pop()  # the bytes after the last newline: a torn fragment (or nothing)
 
-    last_turn_end = -1
-    for index in range(len(lines) - 1, -1, -1):
-        record = parse_bytes(lines[index])
+    last_turn_end = -1  # an index into lines
+    for offset in range(len(lines) - 1, -1, -1):
+        record = parse_bytes(lines[offset])
         if type(record) is dict and record.get("type") == "turn/end":
-            last_turn_end = index
+            last_turn_end = offset
             break
 
-    records: list[Any] = []
     keep_record = records.append
     keep = len(lines)
     failure: Exception | None = None
-    committed = header_end + 1
-    for index, line in enumerate(lines):
+    for offset, line in enumerate(lines):
+        index = base + offset
         try:
             record = _loads(line)  # the common line; anything else is parse_bytes' to judge
             raw: bytes | None = line
@@ -100,19 +112,65 @@ def scan_log(
                 continue
         if record is TOO_DEEP:
             raise too_deep(path, index + 2, f"line {index + 2}", index)
-        if index <= last_turn_end:
-            raise _damage(path, index, record, last_turn_end)
-        keep = index
+        if offset <= last_turn_end:
+            raise _damage(path, index, record, base + last_turn_end)
+        keep = offset
         break
-    _check_torn_lines(lines, keep, path)
-    return Scan(header, records, keep, committed, len(data), failure)
+    _check_torn_lines(lines, keep, base, path)
+    return Scan(header, records, base + keep, committed, len(data), failure)
 
 
-def _check_torn_lines(lines: list[bytes], keep: int, path: str) -> None:
-    """:func:`check_torn_region` over the lines a load would cut (parsed one at a time)."""
-    for index in range(keep, len(lines)):
-        record = parse_bytes(lines[index])
+#: About how many bytes of lines are offered to ``bulk`` at a time.
+_RUN_BYTES = 1 << 18
+
+
+def _plain_prefix(
+    data: bytes,
+    start: int,
+    take: Callable[[dict[str, Any], bytes | None], Any],
+    bulk: Callable[[bytes], list[Any] | None],
+    records: list[Any],
+) -> tuple[int, int]:
+    """Keep the leading lines from ``start`` that are plain records ``take`` accepts: runs
+    ``bulk`` takes whole, the others line by line. Returns where the first line left to
+    the scan starts, and its index (the lines kept)."""
+    end = data.rfind(b"\n") + 1
+    pos, count = start, 0
+    while pos < end:
+        stop = data.find(b"\n", min(pos + _RUN_BYTES, end - 1)) + 1
+        run = bulk(data[pos:stop])
+        if run is not None:
+            records.extend(run)
+            count += len(run)
+            pos = stop
+            continue
+        for line in data[pos : stop - 1].split(b"\n"):
+            try:
+                record = _loads(line)
+            except _DecodeError:
+                return pos, count
+            if type(record) is not dict:
+                return pos, count
+            seq = record.get("seq")
+            if not ((type(seq) is int or type(seq) is float) and seq == count):
+                return pos, count
+            try:
+                kept = take(record, line)
+            except Exception:  # the scan reads this line again, and keeps the error
+                return pos, count
+            records.append(kept)
+            count += 1
+            pos += len(line) + 1
+    return pos, count
+
+
+def _check_torn_lines(lines: list[bytes], keep: int, base: int, path: str) -> None:
+    """:func:`check_torn_region` over the lines a load would cut (parsed one at a time);
+    ``lines[0]`` is event line ``base``."""
+    for offset in range(keep, len(lines)):
+        record = parse_bytes(lines[offset])
         if record is TOO_DEEP or too_deep_at(record, RECORD_DEPTH) is not None:
+            index = base + offset
             raise too_deep(path, index + 2, f"line {index + 2}", index)
 
 
