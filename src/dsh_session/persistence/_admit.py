@@ -36,6 +36,10 @@ class LogAdmitter:
         self._next = 0
         self._last_time: object = None
 
+    @property
+    def next_seq(self) -> int:
+        return self._next
+
     def admit(self, record: Event | Mapping[str, Any], text: bytes | None = None) -> Event:
         """The admitted event for ``record`` (an ``Event`` or a JSON object) at the next seq.
 
