@@ -41,7 +41,7 @@ from dsh_session.cli._readonly import (
 from dsh_session.errors import Code, DshSessionError
 from dsh_session.persistence import JsonlBackend, SessionBackend, SqliteBackend
 from dsh_session.persistence.errors import CorruptStoreError, PersistenceError, SessionNotFoundError
-from dsh_session.persistence.jsonl_layout import NO_CWD
+from dsh_session.persistence.jsonl_layout import NO_CWD, later_refusal
 from dsh_session.persistence.records import header_from_json, io_error, parse_bytes, read_first_line
 
 __all__ = [
@@ -176,7 +176,11 @@ class _JsonlRoot(Source):
         return files
 
     def entries(self) -> list[Entry]:
-        return [self._entry(path) for path in self._files()]
+        entries = [self._entry(path) for path in self._files()]
+        if not entries:  # a later harness's root: say what it holds rather than "nothing"
+            later = self.reader.backend.later_files()
+            entries = [Entry(path, None, later_refusal(path, what)) for path, what in later]
+        return entries
 
     def _entry(self, path: str) -> Entry:
         """The file's session as its header line says, held to the checks a load makes of it."""
@@ -207,14 +211,20 @@ class _JsonlRoot(Source):
         return Entry(path, header.id)
 
     def readings(self) -> Iterator[tuple[str, str | None, Reading | DshSessionError]]:
-        for path in self._files():
+        files = self._files()
+        for path in files:
             try:
                 reading = read_jsonl_file(path, root=self.reader.backend)
                 yield path, reading.header.id, reading
             except DshSessionError as error:
                 yield path, None, error
+        if not files:
+            for path, what in self.reader.backend.later_files():
+                yield path, None, later_refusal(path, what)
 
     def not_a_store(self) -> str | None:
+        if self.reader.backend.later_files():
+            return None  # a store, of a later harness: its entries say so
         try:
             names = [entry.name for entry in os.scandir(self.path) if entry.is_dir()]
         except OSError as error:

@@ -386,6 +386,12 @@ class JsonlBackend(BackendBase):
                     found.append((path, zstd))
         return found
 
+    def later_files(self) -> list[tuple[str, str]]:
+        """What a later version of the TypeScript harness left in this root, as ``(path, what it
+        is)``: later-layout session directories and ``*.jsonl.zstd`` logs, none of which
+        :meth:`list` shows. Reads names only; changes nothing."""
+        return self._later_files(None, writing=True)
+
     def _later_refusal(self, path: str, what: str, writing: bool = False) -> IncompatibleStoreError:
         return later_refusal(path, what, writing)
 
