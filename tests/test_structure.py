@@ -190,22 +190,9 @@ def private_reach_ins(path: Path) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-#: The read-only repair report of the command line is being rewritten onto a public read-only
-#: mode of the backends (issue 11); until it lands, these reach-ins of the old one stand, and no
-#: other. Remove the entries with it.
-BEING_REWRITTEN = {
-    "src/dsh_session/cli/_readonly.py: imports dsh_session.persistence._base",
-    "src/dsh_session/cli/_readonly.py: imports dsh_session.persistence._codec",
-    "src/dsh_session/cli/_readonly.py: imports dsh_session.persistence._fast_freeze",
-    "src/dsh_session/cli/_readonly.py: imports dsh_session.persistence._files",
-    "src/dsh_session/cli/_readonly.py: imports dsh_session.persistence._rows",
-    "src/dsh_session/cli/_readonly.py: takes _SELECT_HEADER from dsh_session.persistence.sqlite",
-}
-
-
 def test_no_module_reaches_into_what_is_private_elsewhere() -> None:
     found = [found for path in sources() for found in private_reach_ins(path)]
-    assert [item for item in found if item not in BEING_REWRITTEN] == []
+    assert found == []
 
 
 def test_the_private_reach_in_check_finds_one(tmp_path: Path) -> None:
