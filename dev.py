@@ -120,7 +120,7 @@ def ensure_postgres() -> None:
 def check(args: list[str]) -> None:
     setup("dev")
     ensure_postgres()
-    lint = [p for p in ("spec", "src", "tests", "bench", "dev.py") if (ROOT / p).exists()]
+    lint = [p for p in ("spec", "src", "tests", "bench", "verify", "dev.py") if (ROOT / p).exists()]
     run(PY, "-m", "ruff", "check", *lint)
     run(PY, "-m", "mypy", "--strict", "spec", "src", "tests")
     run(PY, "-m", "pytest", *args)

@@ -41,13 +41,15 @@ from dsh_session import (
     InvalidEventError,
     Replace,
     Session,
+    SurfaceManager,
     freeze,
+    seed_violations,
 )
 from dsh_session.js_json import dumps, loads
 from dsh_spec import ABSENT, Draft, Rejection
 from tests import strategies as S
 from tests.machine_logs import TurnWriter
-from tests.machine_support import Disagreement, plain, require, same_json, unguarded_method
+from tests.machine_support import Disagreement, plain, require, same_json, unguarded, unguarded_method
 from tests.support import is_fresh_copy
 
 
@@ -116,6 +118,9 @@ class CoreMachine(RuleBasedStateMachine):
         self.derive_every_step = True
         self.sessions_made = 0
         self.views: list[tuple[str, Any, list[Any]]] = []
+        #: A surface of its own over a plain list the machine appends the log to (no session).
+        self.standalone_log: list[Event] = []
+        self.standalone = SurfaceManager(self.standalone_log)
         self._spec_cache: tuple[tuple[dsh_spec.Event, ...], dsh_spec.Surface, tuple[Any, ...]] | None = None
 
     # -- the spec's view of the current log ---------------------------------------------
@@ -511,7 +516,7 @@ class CoreMachine(RuleBasedStateMachine):
         if not shuffled and variant != "superset":
             variant = "absent"
         roll = data.draw(st.integers(0, 19))
-        if len(cover) >= 3 and roll == 11:
+        if len(cover) >= 3 and roll in (10, 11):
             variant = "missing an inner one"  # neither endpoint: only a full check sees it
         elif cover and roll in (12, 13, 14):
             variant = "missing one"  # the coverage rule gets its own share
@@ -675,6 +680,36 @@ class CoreMachine(RuleBasedStateMachine):
         require([tuple(n) for n in surface] == [tuple(n) for n in nodes.values()], "iterating the surface")
 
     @rule(data=st.data())
+    def standalone_surface(self, data: st.DataObject) -> None:
+        """A ``SurfaceManager`` built over a list (not a session's) folds what is appended to the
+        list after it was made, read between appends (at up to two random cuts): its nodes,
+        seqs, length and generation are the spec's surface of the list. The list holds the
+        session's events, or equal ones built by hand (fresh ``int`` and ``str`` objects, so a
+        surface that compares them by identity fails). ``owned`` is a keyword only."""
+        log, events = self.standalone_log, self.session.events
+        if len(log) > len(events) or (log and log[-1].to_json() != events[len(log) - 1].to_json()):
+            log.clear()  # the machine's log was seeded anew: start over
+            self.standalone = SurfaceManager(log)
+        surface = self.standalone
+        cuts = sorted(data.draw(st.lists(st.integers(len(log), len(events)), max_size=2), label="cuts"))
+        by_hand = data.draw(st.booleans(), label="events built by hand")
+        for cut in [*cuts, len(events)]:
+            log.extend(map(_by_hand, events[len(log) : cut]) if by_hand else events[len(log) : cut])
+            require(len(surface) <= cut, "a standalone surface's length")  # read between appends
+        spec = self.spec_state()[0]
+        want = [list(node) for node in dsh_spec.surface_nodes(spec)]
+        same_json([list(node) for node in surface.nodes], want, "a standalone surface's nodes")
+        require(surface.seqs() == list(spec.order), "a standalone surface's seqs()")
+        require(len(surface) == len(spec.order), "a standalone surface's length")
+        require(surface.replace_generation == spec.generation, "a standalone surface's generation")
+        try:
+            SurfaceManager(log, True)  # type: ignore[call-arg]
+        except TypeError:
+            pass
+        else:
+            raise Disagreement("SurfaceManager took owned as a positional argument")
+
+    @rule(data=st.data())
     def try_to_change_what_was_returned(self, data: st.DataObject) -> None:
         """Every attempt to change a returned value is refused, or changes only a fresh copy;
         the invariant then checks that nothing in the session moved."""
@@ -744,8 +779,10 @@ class CoreMachine(RuleBasedStateMachine):
         require(not isinstance(expected, Rejection), lambda: f"the spec refuses its own log: {expected}")
         try:
             fresh = Session(f"reseeded-{self.sessions_made}", seed, clock=self.clock)
+            violations = seed_violations(seed)
         except Exception as error:
             raise Disagreement(f"re-seeding from {how} raised {error!r}") from error
+        require(violations == [], lambda: f"seed_violations of the machine's own log: {violations}")
         self.adopt(fresh, expected)  # type: ignore[arg-type]
         note(f"reseeded from {how}")
 
@@ -776,6 +813,9 @@ class CoreMachine(RuleBasedStateMachine):
 
     def try_seed(self, records: list[Any], label: str) -> None:
         expected = dsh_spec.check_seed(records)
+        found = [(str(v.code), v.seq) for v in unguarded(seed_violations)(iter(records))]
+        want = [(str(r.code), r.seq) for r in dsh_spec.validation.seed_violations(records)]
+        require(found == want, lambda: f"seed_violations of a seed with {label}: {found}, the spec: {want}")
         outcome: Session | InvalidEventError
         try:
             outcome = Session(f"seeded-{self.sessions_made}", iter(records), clock=self.clock)
@@ -913,6 +953,28 @@ def initial_logs(draw: st.DrawFn) -> list[dict[str, Any]]:
             order = (*order, seq)
         records.append(record)
     return records
+
+
+def _fresh(number: int) -> int:
+    """An ``int`` equal to ``number`` that is not the same object (past the small-int cache)."""
+    return int(str(number))
+
+
+def _by_hand(event: Event) -> Event:
+    """An event equal to ``event``, built by hand: its seqs and ``surfaceOp`` are fresh objects."""
+    op = event.surface_op
+    fresh_op: Any = (
+        None if op is None else "".join(("app", "end")) if op == "append" else Replace(*map(_fresh, op))
+    )
+    refs = event.source_event_seqs
+    return Event(
+        event.type,
+        _fresh(event.seq),
+        event.time,
+        event.data,
+        None if refs is None else tuple(map(_fresh, refs)),
+        fresh_op,
+    )
 
 
 def _cover(order: tuple[int, ...], seq: int, start: Any, end: Any) -> list[int]:

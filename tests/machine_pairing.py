@@ -17,7 +17,7 @@ import itertools
 from typing import Any
 
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
 
 import dsh_spec
 from dsh_session import ToolPairingError
@@ -27,6 +27,8 @@ from tests.machine_core import seq_probes
 from tests.machine_support import Twin, require, unguarded
 
 CALL_IDS = st.sampled_from(("c1", "c2", "c3"))
+#: Block types that are not a tool call, sorting before and after ``tool-call``.
+OTHER_BLOCKS = st.sampled_from(("reasoning", "tool-result", "tool-calls", "x-call"))
 
 
 def answer(call: Any, *args: Any) -> Any:
@@ -46,10 +48,21 @@ class PairingMachine(RuleBasedStateMachine):
         super().__init__()
         self.twin = Twin("pairing")
 
-    @rule(calls=st.lists(CALL_IDS, max_size=3))
-    def assistant_calls(self, calls: list[str]) -> None:
+    @initialize(long=st.booleans())
+    def start(self, long: bool) -> None:
+        """Maybe start after 300 log-only events, so that every seq on the surface is past the
+        small ints Python caches (a cut compared with ``is`` where ``==`` belongs then fails)."""
+        if long:
+            time = 1_767_225_600_000
+            self.twin.seed([{"type": "note/log", "seq": n, "time": time, "data": {}} for n in range(300)])
+
+    @rule(calls=st.lists(CALL_IDS, max_size=3), others=st.lists(OTHER_BLOCKS, max_size=2))
+    def assistant_calls(self, calls: list[str], others: list[str]) -> None:
+        """A reply with tool calls, and maybe blocks of other types that carry an id too (a
+        ``tool-result`` or ``tool-calls`` block in a reply is no call)."""
         content: list[Any] = [{"type": "text", "text": "ok"}]
         content += [{"type": "tool-call", "id": call, "name": "t", "arguments": "{}"} for call in calls]
+        content += [{"type": kind, "id": "c1", "name": "t", "arguments": "{}"} for kind in others]
         self.twin.offer("assistant/message", {"turn": 1, "step": 1, "content": content}, "append")
 
     @rule(call=CALL_IDS)

@@ -110,6 +110,15 @@ class Twin:
         self.log = (*self.log, expected)
         return outcome
 
+    def seed(self, records: list[dict[str, Any]]) -> None:
+        """Start both sides again from ``records`` (a seed both must take)."""
+        expected = dsh_spec.check_seed(records)
+        require(not isinstance(expected, Rejection), lambda: f"the spec refuses the seed: {expected}")
+        assert not isinstance(expected, Rejection)
+        self.session = Session(self.session.id, records, clock=lambda: next(self.clock))
+        same_json(self.session.events.to_json(), records, "the seeded log")
+        self.log = expected
+
     @property
     def order(self) -> tuple[int, ...]:
         surface = dsh_spec.fold_surface(self.log)

@@ -16,13 +16,13 @@ internals; ``docs/verification.md`` lists the ones that reach into internals.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import pytest
 
 import dsh_spec
@@ -136,7 +136,7 @@ def _skip_coverage_check(patch: pytest.MonkeyPatch) -> None:
         event, shadowed = original(surface, seq, kind, time, data, op, covering, **options)
         assert event.source_event_seqs is not None
         kept = None if refs is _admission.MISSING else event.source_event_seqs[: len(given)]
-        return dataclasses.replace(event, source_event_seqs=kept), shadowed
+        return msgspec.structs.replace(event, source_event_seqs=kept), shadowed
 
     patch.setattr(_admission, "admit", admit)
 
@@ -159,7 +159,8 @@ def _live_event_list(patch: pytest.MonkeyPatch) -> None:
 
 
 class _LiveMessageList(MessageList[Any]):
-    """A history view whose length follows the cache instead of being fixed."""
+    """A history view whose length follows the cache instead of being fixed (each item still
+    decoded afresh from its text, as the real view does)."""
 
     __slots__ = ()
 
@@ -167,7 +168,7 @@ class _LiveMessageList(MessageList[Any]):
         return len(self._items)
 
     def __iter__(self) -> Iterator[Any]:
-        return iter(list(self._items))
+        return iter([self._item(text) for text in self._items])
 
 
 def _live_history_view(patch: pytest.MonkeyPatch) -> None:
@@ -234,8 +235,9 @@ def _provenance_endpoints_only(patch: pytest.MonkeyPatch) -> None:
             given = list(refs)
             if span[0] not in given or span[-1] not in given:
                 raise  # the ends are checked; what lies between them is not
-            event, shadowed = original(surface, seq, kind, time, data, op, [*given, *span], **options)
-        return dataclasses.replace(event, source_event_seqs=tuple(given)), shadowed
+            covering = [*given, *(node for node in span if node not in given)]
+            event, shadowed = original(surface, seq, kind, time, data, op, covering, **options)
+        return msgspec.structs.replace(event, source_event_seqs=tuple(given)), shadowed
 
     patch.setattr(_admission, "admit", admit)
 

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 from dsh_session import Event, FrozenDict, FrozenList
 
@@ -117,8 +117,42 @@ def deeply_frozen(value: Any) -> bool:
     return kind in (type(None), bool, int, float, str)
 
 
-#: ``DSH_HYPOTHESIS_PROFILE=thorough`` runs the property tests much longer.
-THOROUGH = os.environ.get("DSH_HYPOTHESIS_PROFILE", "").lower() == "thorough"
+#: ``DSH_HYPOTHESIS_PROFILE``: unset for the default (CI) sizes; ``thorough`` runs the property
+#: tests and machines much longer; ``mutation`` gives the machines the small, derandomized,
+#: unshrunk runs that ``verify/mutation.py`` makes against each mutant.
+PROFILE = os.environ.get("DSH_HYPOTHESIS_PROFILE", "").lower()
+THOROUGH = PROFILE == "thorough"
+MUTATION = PROFILE == "mutation"
+
+#: What a machine must tolerate on any profile.
+_MACHINE_CHECKS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+
+
+def machine_settings(
+    default: tuple[int, int], thorough: tuple[int, int], mutation: tuple[int, int] | None = None
+) -> settings:
+    """A stateful machine's settings, as ``(examples, steps)`` for each profile.
+
+    The mutation profile (``mutation``, or a fifth of the default's examples) is derandomized,
+    keeps no example database and stops at the first failure without shrinking: a mutant
+    is judged by the same search every time, and a kill costs no more than finding it.
+    """
+    if MUTATION:
+        examples, steps = mutation or (max(default[0] // 5, 1), default[1])
+        return settings(
+            max_examples=examples,
+            stateful_step_count=steps,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            phases=[Phase.explicit, Phase.generate],
+            print_blob=False,
+            suppress_health_check=list(HealthCheck),
+        )
+    examples, steps = thorough if THOROUGH else default
+    return settings(
+        max_examples=examples, stateful_step_count=steps, deadline=None, suppress_health_check=_MACHINE_CHECKS
+    )
 
 
 def property_settings(examples: int = 100) -> settings:

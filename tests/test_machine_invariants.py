@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
@@ -31,7 +31,7 @@ import dsh_spec
 from dsh_session import Event, InvalidEventError, InvariantViolationError, Session, _admission
 from dsh_session.invariants import StructureTrace
 from dsh_spec import ABSENT, Code, Draft, Rejection, Trace
-from tests.support import THOROUGH
+from tests.support import machine_settings
 from tests.test_invariants_fixtures import STRUCTURAL
 
 #: A stateful machine, or a check that one finds planted bugs: ``pytest -m machine`` runs them all.
@@ -269,12 +269,8 @@ class LiveInvariantsMachine(RuleBasedStateMachine):
         assert dsh_spec.trace_of(self.log) == self.trace
 
 
-MACHINE_SETTINGS = settings(
-    max_examples=400 if THOROUGH else 40,
-    stateful_step_count=80 if THOROUGH else 40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+#: (examples, steps): default, thorough, mutation.
+MACHINE_SETTINGS = machine_settings((40, 40), (400, 80), (10, 40))
 
 TestLiveInvariants = LiveInvariantsMachine.TestCase
 TestLiveInvariants.settings = MACHINE_SETTINGS

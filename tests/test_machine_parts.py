@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 
 from tests.machine_headers import HeaderMachine
 from tests.machine_pairing import PairingMachine
 from tests.machine_repair import RepairMachine
-from tests.support import THOROUGH
+from tests.support import machine_settings
 
 #: A stateful machine, or a check that one finds planted bugs: ``pytest -m machine`` runs them all.
 pytestmark = pytest.mark.machine
 
-SETTINGS = settings(
-    max_examples=500 if THOROUGH else 40,
-    stateful_step_count=60 if THOROUGH else 30,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
-)
+#: (examples, steps): default, thorough, mutation.
+SETTINGS = machine_settings((40, 30), (500, 60), (15, 30))
 MACHINES: dict[str, type[RuleBasedStateMachine]] = {
     "repair": RepairMachine,
     "pairing": PairingMachine,

@@ -54,7 +54,7 @@ from dsh_session import (
 )
 from dsh_session.js_json import dumps
 from tests.store_support import FIXED_TIME, assistant_data, fixed_clock, spec_events, user_data
-from tests.support import THOROUGH
+from tests.support import machine_settings
 
 #: A stateful machine, or a check that one finds planted bugs: ``pytest -m machine`` runs them all.
 pytestmark = pytest.mark.machine
@@ -521,10 +521,10 @@ def header_json(
     return out
 
 
+#: (examples, steps): default, thorough, mutation (the health checks this machine has always run with:
+#: the derandomized hunts for its mutants below are tuned to them).
 MACHINE_SETTINGS = settings(
-    max_examples=1000 if THOROUGH else 100,
-    stateful_step_count=60 if THOROUGH else 30,
-    deadline=None,
+    machine_settings((100, 30), (1000, 60), (25, 30)),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 

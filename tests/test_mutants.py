@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 
+from dsh_session import DshSessionError
 from tests.machine_backends import BackendMachine
 from tests.machine_core import CoreMachine
 from tests.machine_headers import HeaderMachine
@@ -64,9 +65,13 @@ def test_the_search_passes_on_the_real_implementation(machine: str) -> None:
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
 def test_the_search_finds_the_mutant(mutant: Mutant) -> None:
+    """Found by a comparison: a disagreement that only wraps an unexpected exception (the patch
+    itself crashing, say, because what it reaches into has changed) does not count."""
     machine_class, search = MACHINES[mutant.machine]
-    with mutant.active(), pytest.raises(Disagreement):
+    with mutant.active(), pytest.raises(Disagreement) as found:
         run_state_machine_as_test(machine_class, settings=search)
+    cause = found.value.__cause__
+    assert cause is None or isinstance(cause, DshSessionError), f"caught only by a crash: {cause!r}"
 
 
 def test_there_are_enough_distinct_mutants() -> None:
