@@ -121,7 +121,7 @@ def test_an_empty_store_is_valid_with_no_sessions(case: str, tmp_path: Path) -> 
     path = EMPTY_STORES[case](tmp_path)
     ran = run("validate", str(path), "--json")
     assert ran.status == 0, ran.stderr
-    assert ran.json() == {"valid": True, "status": 0, "invariants": False, "sessions": []}
+    assert ran.json() == {"valid": True, "status": 0, "rules": "seed", "invariants": False, "sessions": []}
     repaired = run("repair", str(path), "--json")
     assert repaired.status == 0, repaired.stderr
     assert repaired.json()["checked"] == 0 and repaired.json()["sessions"] == []

@@ -424,7 +424,7 @@ def test_an_empty_schema_is_an_empty_store(db: Db, tmp_path: Path) -> None:
     schema = new_schema()
     PostgresBackend(db.dsn(), schema=schema).close()  # makes the layout, no session
     listed = ok(run("validate", db.url(), "--pg-schema", schema, "--json"))
-    assert listed.json() == {"valid": True, "status": 0, "invariants": False, "sessions": []}
+    assert listed.json() == {"valid": True, "status": 0, "rules": "seed", "invariants": False, "sessions": []}
     repaired = ok(run("repair", db.url(), "--pg-schema", schema, "--json"))
     assert repaired.json()["checked"] == 0 and repaired.json()["sessions"] == []
     copied = run("convert", db.url(), str(tmp_path / "out"), "--pg-schema", schema)

@@ -2,7 +2,8 @@
 
 Admission rules (every append and seed passes them) are named by what they
 check; the log invariants by the reference's rule numbers (R1, R11-R20,
-``docs/errors.md``, "Log invariants"); store damage by ``store``.
+``docs/errors.md``, "Log invariants"); the request-header fold and tool pairing
+(``validate --rules all``) by what they check; store damage by ``store``.
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ _RULES: Final[dict[Code, str]] = {
     Code.STEP_NOT_OPEN: "R18: step events name the open step",
     Code.TOOL_RESULT_UNPAIRED: "R19: a tool/result answers an open tool/call of its step",
     Code.EVENT_OUTSIDE_TURN: "R20: other events sit inside a turn",
+    Code.DATA_TOO_DEEP: "payload: data nests at most 200 containers",
+    Code.HEADER_DELTA_BEFORE_SNAPSHOT: "request headers: a delta follows a snapshot",
+    Code.MALFORMED_REQUEST_HEADER: "request headers: a snapshot has a header's shape",
+    Code.MALFORMED_HEADER_DELTA: "request headers: a delta applies to the header in force",
+    Code.TOOL_PAIRING_CORRUPT: "tool pairing: a result on the surface answers a call before it",
 }
 
 

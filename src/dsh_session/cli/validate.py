@@ -6,10 +6,17 @@ it breaks (``seed_violations``: a refused event keeps its seq and is left out
 of the surface and of what later provenance may name); the first is the one a
 load refuses the log for. With ``--invariants`` it is checked with ``check_log``
 instead, which adds the turn/step structure (R1, R11-R20) and reports every
-violating event, each with the first rule it breaks. Damage to committed data
-(a line or row that does not parse before the last ``turn/end``) is a
-violation too (``STORE_CORRUPT`` at its seq). A torn tail or an open turn is
-not: the session loads, repaired; the result says what the repair would do.
+violating event, each with the first rule it breaks. ``--rules all`` adds, for a
+log that admits, the request-header fold (the header in force must fold from
+the logged snapshots and deltas) and tool pairing (every tool result on the
+surface answers a call before it). Damage to committed data (a line or row
+that does not parse before the last ``turn/end``) is a violation too
+(``STORE_CORRUPT`` at its seq). A torn tail or an open turn is not: the session
+loads, repaired; the result says what the repair would do. A torn tail is what
+a crash leaves -- bytes after the last newline, or a line that does not parse;
+a *complete* line after the last ``turn/end`` that parses but is not the next
+event (a wrong seq) is no crash's work, so it is held to the rules with the
+rest (a load would still cut it).
 
 Exit status: 0 every session valid, 1 some session invalid, 2 some path or
 session could not be read at all (missing, not a store, unsupported version or
@@ -40,13 +47,19 @@ from dsh_session.cli._output import Output, Progress, escape, output
 from dsh_session.cli._readonly import Reading, as_parsed
 from dsh_session.cli._resolve import Source, require_store, resolve, shown
 from dsh_session.cli._rules import rule_of
-from dsh_session.errors import Code, DshSessionError, InvalidEventError
+from dsh_session.errors import Code, DshSessionError, InvalidEventError, ToolPairingError
 from dsh_session.event import Event
 from dsh_session.invariants import check_log
-from dsh_session.persistence.records import LogAdmitter, close_open_turn
+from dsh_session.persistence.records import HOLE, TOO_DEEP, LogAdmitter, close_open_turn, parse_bytes
+from dsh_session.request_header import RequestHeaderError, fold_request_header
 from dsh_session.seed_check import seed_violations
+from dsh_session.surface import SurfaceManager
+from dsh_session.tool_pairing import tool_pairing_balanced
 
 __all__ = ["validate"]
+
+#: What ``--rules`` may ask for, each adding to the one before.
+RULE_SETS = ("seed", "invariants", "all")
 
 
 @dataclass
@@ -81,8 +94,13 @@ class _Result:
 @path_argument("paths", nargs=-1)
 @ids_option("Check only this session (repeatable); default: every session of each PATH.")
 @click.option(
-    "--invariants", is_flag=True, help="Also check the turn/step structure; report every violation."
+    "--rules",
+    type=click.Choice(RULE_SETS),
+    default=None,
+    help="seed: the admission rules (default); invariants: also the turn/step structure "
+    "(check_log); all: also the request-header fold and tool pairing.",
 )
+@click.option("--invariants", is_flag=True, help="The same as --rules invariants.")
 @backend_option
 @pg_schema_option
 @json_option
@@ -90,6 +108,7 @@ class _Result:
 def validate(
     paths: tuple[str, ...],
     session_ids: tuple[str, ...],
+    rules: str | None,
     invariants: bool,
     backend: str | None,
     pg_schema: str | None,
@@ -101,11 +120,15 @@ def validate(
     PATH is a JSONL root, a session's JSONL file, a SQLite database, a JSON /
     JSONL event list or a PostgreSQL URL. Exit status 0 valid, 1 invalid, 2 could not read.
     """
+    if rules is None:
+        rules = "invariants" if invariants else "seed"
+    elif invariants and rules == "seed":
+        raise click.UsageError("--invariants and --rules seed ask for different rules")
     out = output(no_color, as_json)
     results: list[_Result] = []
     with out.progress("checking") as bar:
         for path in paths:
-            results.extend(_check_path(path, session_ids, backend, pg_schema, invariants, bar))
+            results.extend(_check_path(path, session_ids, backend, pg_schema, rules, bar))
     statuses = {result.status for result in results}
     status = FAILED if "unreadable" in statuses else FOUND if "invalid" in statuses else OK
     if as_json:
@@ -113,7 +136,8 @@ def validate(
             {
                 "valid": status == OK,
                 "status": status,
-                "invariants": invariants,
+                "rules": rules,
+                "invariants": rules != "seed",
                 "sessions": [result.to_json() for result in results],
             }
         )
@@ -128,7 +152,7 @@ def _check_path(
     session_ids: tuple[str, ...],
     backend: str | None,
     schema: str | None,
-    invariants: bool,
+    rules: str,
     bar: Progress,
 ) -> list[_Result]:
     only = session_ids[0] if len(session_ids) == 1 else None
@@ -140,7 +164,7 @@ def _check_path(
         readings = _readings(source, session_ids)
         if not readings:
             require_store(source, [])
-        return [_check(where, sid, reading, invariants, bar) for where, sid, reading in readings]
+        return [_check(where, sid, reading, rules, bar) for where, sid, reading in readings]
     except (CliError, DshSessionError) as error:
         return [_Result(source.path, None, "unreadable", error=error)]
     finally:
@@ -164,7 +188,7 @@ def _readings(source: Source, session_ids: tuple[str, ...]) -> list[_Found]:
 
 
 def _check(
-    path: str, session_id: str | None, reading: Reading | DshSessionError, invariants: bool, bar: Progress
+    path: str, session_id: str | None, reading: Reading | DshSessionError, rules: str, bar: Progress
 ) -> _Result:
     if isinstance(reading, DshSessionError):
         if reading.code == Code.STORE_CORRUPT and reading.seq is not None:
@@ -174,30 +198,87 @@ def _check(
             return _Result(path, session_id, "invalid", violations=[violation])
         return _Result(path, session_id, "unreadable", error=reading)
     result = _Result(reading.where, reading.header.id, "valid", events=len(reading.records))
-    bar.total(len(reading.records) * (2 if invariants else 1))
+    whole = _complete_tail(reading)
+    records = reading.records + whole if whole else reading.records
+    bar.total(len(records) * (1 if rules == "seed" else 2))
     bar.advance(0, stage=f"checking {reading.where}")
-    if invariants:
-        for found in check_log(as_parsed(reading.records)):
-            result.violations.append(_violation(found.code, found.seq, found.message, reading))
-        bar.advance(len(reading.records))
-    if not result.violations:
-        events, problem = _admit(reading, bar)
-        if problem is not None:  # the first; now every one (the first is the same)
-            every = seed_violations(as_parsed(reading.records))
-            result.violations.extend(_violation(v.code, v.seq, v.message, reading) for v in every)
-        else:
-            result.repair = _repair(reading, events)
-    if result.violations:
+    found = result.violations
+    if rules != "seed":
+        every = check_log(as_parsed(records))
+        found.extend(_violation(v.code, v.seq, v.message, reading, records) for v in every)
+        bar.advance(len(records))
+    if not found or rules == "all":
+        events, problem = _admit(reading, records, bar)
+        if problem is None:
+            stored = events[: len(records)]
+            if not found:
+                result.repair = _repair(reading, events)
+            if rules == "all":
+                found.extend(_fold_and_pairing(stored, reading))
+                found.sort(key=lambda item: (item["seq"] is None, item["seq"] or 0))
+        elif not found:  # the first; now every one (the first is the same)
+            every = seed_violations(as_parsed(records))
+            found.extend(_violation(v.code, v.seq, v.message, reading, records) for v in every)
+    if found:
         result.status = "invalid"
+        result.repair = None
     return result
 
 
-def _admit(reading: Reading, bar: Progress) -> tuple[list[Event], dict[str, Any] | None]:
-    """Admit the stored records as a seed: the events, or the first violation. Numbers are read as
-    a load reads them (``as_parsed``: an integer beyond 2**53 is the double JavaScript makes of it)."""
+def _complete_tail(reading: Reading) -> list[Any]:
+    """The records a load would cut as a torn tail that are no crash's work: the complete lines
+    (ended by a newline) at the start of the tail that parse. A crash tears the write in flight,
+    so a torn line is cut short or garbled; a whole line that parses but is not the next event
+    (a wrong seq) was written so, and the rules judge it."""
+    lines = _tail_bytes(reading).split(b"\n")[:-1]  # the bytes after the last newline are torn
+    out: list[Any] = []
+    for line in lines:
+        record = parse_bytes(line)
+        if record is HOLE or record is TOO_DEEP:
+            break
+        out.append(record)
+    return out
+
+
+def _tail_bytes(reading: Reading) -> bytes:
+    """The bytes a load would cut from a JSONL log file (``cut_bytes`` at its end), read again;
+    nothing when there are none, or when the file is no longer the size it was read at."""
+    if not reading.cut_bytes or reading.stored_bytes is None:
+        return b""
+    try:
+        with open(reading.where, "rb") as handle:
+            handle.seek(0, 2)
+            if handle.tell() != reading.stored_bytes:
+                return b""
+            handle.seek(reading.stored_bytes - reading.cut_bytes)
+            return handle.read(reading.cut_bytes)
+    except OSError:
+        return b""
+
+
+def _fold_and_pairing(events: list[Event], reading: Reading) -> list[dict[str, Any]]:
+    """The request-header fold and tool pairing of an admitted log (``--rules all``)."""
+    found: list[dict[str, Any]] = []
+    try:
+        fold_request_header(events)
+    except RequestHeaderError as error:
+        found.append(_violation(error.code, error.seq, error.message, reading))
+    try:
+        tool_pairing_balanced(SurfaceManager(events).nodes, events)
+    except ToolPairingError as error:
+        found.append(_violation(error.code, error.seq, error.message, reading))
+    return found
+
+
+def _admit(
+    reading: Reading, records: list[Any], bar: Progress
+) -> tuple[list[Event], dict[str, Any] | None]:
+    """Admit the stored records as a seed: the events (and the closers a load would add), or the
+    first violation. Numbers are read as a load reads them (``as_parsed``: an integer beyond 2**53
+    is the double JavaScript makes of it)."""
     admitter = LogAdmitter()
     events: list[Event] = []
-    for index, record in enumerate(reading.records):
+    for index, record in enumerate(records):
         if not index & _STEP_MASK and index:
             bar.advance(_STEP_MASK + 1)
         if not isinstance(record, dict):
@@ -207,7 +288,7 @@ def _admit(reading: Reading, bar: Progress) -> tuple[list[Event], dict[str, Any]
         try:
             events.append(admitter.admit_parsed(record))
         except InvalidEventError as error:
-            return events, _violation(error.code, error.seq, error.message, reading)
+            return events, _violation(error.code, error.seq, error.message, reading, records)
     close_open_turn(events, admitter)
     return events, None
 
@@ -223,9 +304,12 @@ def _repair(reading: Reading, events: list[Event]) -> dict[str, Any] | None:
     return {"cutRecords": reading.cut_records, "cutBytes": reading.cut_bytes, "closers": closers}
 
 
-def _violation(code: Code, seq: int | None, message: str, reading: Reading | None) -> dict[str, Any]:
+def _violation(
+    code: Code, seq: int | None, message: str, reading: Reading | None, records: list[Any] | None = None
+) -> dict[str, Any]:
     line = None
-    if reading is not None and seq is not None and 0 <= seq < len(reading.records):
+    held = reading.records if records is None and reading is not None else records or []
+    if reading is not None and type(seq) is int and 0 <= seq < len(held):
         line = reading.locate(seq).line
     return {"code": str(code), "seq": seq, "rule": rule_of(code), "message": one_line(message), "line": line}
 

@@ -602,8 +602,8 @@ class Fixture:
             "kind": self.kind,
             "operator": self.operator,
             "seq": self.seq,
-            "check_log": self.violations,
-            "seed_with_invariants": self.seed_code,
+            "checkLog": self.violations,
+            "seedWithInvariants": self.seed_code,
             "seed": self.plain_code,
         }
         if self.store is not None:
@@ -1119,13 +1119,19 @@ def fixture_scenario(fixture: Fixture) -> Any:
     return s.scenario(f"fixtures.{fixture.id}", title, refs, "strict", *steps)
 
 
+#: Where the JSON Schema of ``manifest.json`` sits in the suite (``conformance/``).
+MANIFEST_SCHEMA: Final = "schema/fixture-manifest.schema.json"
+
+
 def manifest(fixtures: Sequence[Fixture], seed: int, count: int, format: str) -> dict[str, Json]:
+    """The ``manifest.json`` of an output (``MANIFEST_SCHEMA`` states its shape); keys in
+    camelCase, as every JSON document the CLI prints."""
     return {
         "generator": "dsh-session fixtures generate",
         "seed": seed,
         "count": count,
         "format": format,
-        "out_of_scope": {code.value: why for code, why in OUT_OF_SCOPE.items()},
+        "outOfScope": {code.value: why for code, why in OUT_OF_SCOPE.items()},
         "fixtures": [fixture.manifest() for fixture in fixtures],
     }
 

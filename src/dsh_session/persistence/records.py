@@ -5,7 +5,8 @@ the persistence package offers it, the same code the backends run:
 
 - JSONL lines: :func:`event_line` and :func:`header_line` write an event and a
   session header as ``JSON.stringify`` does; :func:`parse_bytes` reads one stored
-  line (a hole or a value too deep comes back as a marker, never an exception);
+  line (a hole or a value too deep comes back as a marker, :data:`HOLE` or
+  :data:`TOO_DEEP`, never an exception);
   :func:`header_from_json` turns a parsed header record into a
   :class:`~dsh_session.SessionHeader` or refuses it with a coded error;
 - files: :func:`read_first_line` reads a header line without blocking on what is
@@ -20,10 +21,19 @@ from __future__ import annotations
 
 from dsh_session.persistence._admit import LogAdmitter
 from dsh_session.persistence._base import Where, close_open_turn
-from dsh_session.persistence._codec import event_line, header_from_json, header_line, parse_bytes
+from dsh_session.persistence._codec import (
+    HOLE,
+    TOO_DEEP,
+    event_line,
+    header_from_json,
+    header_line,
+    parse_bytes,
+)
 from dsh_session.persistence._files import io_error, read_first_line
 
 __all__ = [
+    "HOLE",
+    "TOO_DEEP",
     "LogAdmitter",
     "Where",
     "close_open_turn",
