@@ -2,7 +2,8 @@
 //
 // Our own code: it speaks the suite's JSON-lines protocol (conformance/README.md) and carries each
 // operation out with the original's public API only -- Session and SessionStore, the JSONL and
-// SQLite persistence plugins, the invariants plugin -- loaded from a checkout the user gives:
+// SQLite persistence plugins, the invariants plugin, the agent loop's header writer -- loaded
+// from a checkout the user gives:
 //
 //   node --experimental-transform-types adapter.ts CHECKOUT [DEPS_DIR]
 //
@@ -26,6 +27,8 @@ const { Context } = await import('cordis')
 const { SessionPersistenceJsonl } = await import('@deepseek-ai/dsh-session-persistence-jsonl')
 const { SessionPersistenceSqlite } = await import('@deepseek-ai/dsh-session-persistence-sqlite')
 const invariants = await import('@deepseek-ai/dsh-invariants')
+// The header writer is the agent loop's; its package exports the module by path (`./src/*`).
+const { recordRequestHeader } = await import('@deepseek-ai/dsh-agent-loop/src/request-log.ts')
 const { Session, SessionStore, SessionForkError, interruptedTurnClosers, isToolPairingBalanced } = session
 const { applyHeaderDelta, diffHeader, headerEquals, isJsonValue, isSurfaceEligibleType } = session
 
@@ -37,9 +40,11 @@ const PROTOCOL = 2
 const DIALECT = '3fe196a751'
 // What the original has. Not here: a memory or PostgreSQL backend (its memory backend lives in its
 // tests), copying stores, a coordinator that writes by itself or reports what it wrote or refused,
-// removing a session from the store, reporting observer failures, the header writer (the agent
-// loop's), the region check (compaction's).
-const FEATURES = ['backend.jsonl', 'backend.sqlite', 'coordinator', 'agent-status', 'request-check', 'store.remove']
+// reporting observer failures, the region check (compaction's).
+const FEATURES = [
+  'backend.jsonl', 'backend.sqlite', 'coordinator', 'agent-status', 'request-check', 'store.remove',
+  'header.writer',
+]
 
 type Json = any
 class Unsupported extends Error {}
@@ -266,6 +271,16 @@ const OPS: Record<string, (args: Json) => Json | Promise<Json>> = {
   'header.equals': args => headerEquals(args.a, args.b),
   'header.diff': args => plain(diffHeader(args.prev, args.next) ?? null),
   'header.apply': args => plain(applyHeaderDelta(args.prev, args.delta)),
+  'header.next_event'(args) {
+    // The agent loop's writer logs into a session: one whose log folds to `prev` (a snapshot of
+    // it, or nothing), and bookkeeping that says whether this loop instance has logged a header.
+    const s = new Session('writer', [], { version: 0, id: 'writer', createdAt: 0 })
+    if (args.prev !== null) s.append('request/header', { header: args.prev, reason: 'initial' })
+    const before = s.events.length
+    recordRequestHeader(s, { loggedHeader: args.firstRequest !== true }, args.next)
+    const logged = s.events.slice(before)
+    return logged.length === 0 ? null : { type: logged[0].type, data: plain(logged[0].data) }
+  },
   async 'store.create'(args) {
     const { store } = await storeOf(args.store)
     const meta: Json = {}

@@ -10,6 +10,8 @@ const PACKAGES = {
   '@deepseek-ai/dsh-session-persistence-jsonl': 'packages/session-persistence/session-persistence-jsonl/src/index.ts',
   '@deepseek-ai/dsh-session-persistence-sqlite': 'packages/session-persistence/session-persistence-sqlite/src/index.ts',
   '@deepseek-ai/dsh-invariants': 'packages/support/invariants/src/index.ts',
+  // the agent loop's header writer, a module its package exports by path (`./src/*`)
+  '@deepseek-ai/dsh-agent-loop/src/request-log.ts': 'packages/core/agent-loop/src/request-log.ts',
 }
 let checkout = ''
 let deps = createRequire(import.meta.url)

@@ -292,6 +292,19 @@ def store_scenarios() -> list[Scenario]:
             heard("good"),
             Act("store.observer_errors", {}),
         ),
+        scenario(
+            "store.observer-failure-on-event-keeps-the-append",
+            "A failing session_event observer does not fail the append: the event is logged and the "
+            "other observers hear of it",
+            (STORE, "docs/deviations.md D-S4", "docs/dialect-3fe196a751.md §C12 B11"),
+            "strict",
+            observe("event", observer="bad"),
+            observe(observer="good"),
+            create("a", seed=log(TS(1))),
+            append(U("hi"), time=2000),
+            events(),
+            heard("good"),
+        ),
     ]
 
 
