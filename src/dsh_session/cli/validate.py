@@ -28,6 +28,7 @@ PostgreSQL schema that exists); otherwise it fails: "no sessions stored here".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -199,7 +200,7 @@ def _check(
         return _Result(path, session_id, "unreadable", error=reading)
     result = _Result(reading.where, reading.header.id, "valid", events=len(reading.records))
     whole = _complete_tail(reading)
-    records = reading.records + whole if whole else reading.records
+    records: Sequence[Any] = [*reading.records, *whole] if whole else reading.records
     bar.total(len(records) * (1 if rules == "seed" else 2))
     bar.advance(0, stage=f"checking {reading.where}")
     found = result.violations
@@ -271,7 +272,7 @@ def _fold_and_pairing(events: list[Event], reading: Reading) -> list[dict[str, A
 
 
 def _admit(
-    reading: Reading, records: list[Any], bar: Progress
+    reading: Reading, records: Sequence[Any], bar: Progress
 ) -> tuple[list[Event], dict[str, Any] | None]:
     """Admit the stored records as a seed: the events (and the closers a load would add), or the
     first violation. Numbers are read as a load reads them (``as_parsed``: an integer beyond 2**53
@@ -305,12 +306,17 @@ def _repair(reading: Reading, events: list[Event]) -> dict[str, Any] | None:
 
 
 def _violation(
-    code: Code, seq: int | None, message: str, reading: Reading | None, records: list[Any] | None = None
+    code: Code, seq: int | None, message: str, reading: Reading | None, records: Sequence[Any] | None = None
 ) -> dict[str, Any]:
     line = None
     held = reading.records if records is None and reading is not None else records or []
     if reading is not None and type(seq) is int and 0 <= seq < len(held):
-        line = reading.locate(seq).line
+        kept = len(reading.records)
+        if seq < kept:
+            line = reading.locate(seq).line
+        elif reading.cut_bytes is not None:  # a complete line of a JSONL file's tail, after the kept
+            last = reading.locate(kept - 1).line if kept else 1
+            line = None if last is None else last + seq - kept + 1
     return {"code": str(code), "seq": seq, "rule": rule_of(code), "message": one_line(message), "line": line}
 
 
