@@ -649,6 +649,8 @@ class CoreMachine(RuleBasedStateMachine):
         order = self.order
         nodes = {node.seq: node for node in dsh_spec.surface_nodes(self.spec_state()[0])}
         probes = [data.draw(seq_probes(order, len(self.log))) for _ in range(3)]
+        if order:  # and always the tail, the newest seq: past 256 as soon as the log is
+            probes.append(_fresh(order[-1]))
         node, position, shadowed = (
             unguarded_method(surface, name) for name in ("node", "position", "shadowed")
         )

@@ -46,7 +46,7 @@ def _backend(kind: str) -> type[RuleBasedStateMachine]:
 
 #: Each machine a mutant may name, and the search it is run with.
 MACHINES: dict[str, tuple[type[RuleBasedStateMachine], settings]] = {
-    "core": (CoreMachine, _search(40, 40)),
+    "core": (CoreMachine, _search(80, 40)),
     "jsonl": (_backend("jsonl"), _search(20, 25)),
     "sqlite": (_backend("sqlite"), _search(20, 25)),
     "postgres": (_backend("postgres"), _search(6, 20)),
