@@ -341,6 +341,15 @@ def contract() -> list[Scenario]:
 
 def deviations() -> list[Scenario]:
     dev = (COORD, ADOPTION)
+    # "x" stored at another cwd than its live session's (so writing it fails), "y" writable.
+    stored_elsewhere = (
+        open_("jsonl", ROOT, backend="earlier"),
+        stored(header("x", cwd="/a"), backend="earlier"),
+        write("x", log(*TURN), backend="earlier"),
+        create("x", seed=log(*TURN), cwd="/b", session="x"),
+        create("y", cwd="/w", session="y"),
+        open_("jsonl", ROOT),
+    )
     todo_true = EV("todo/write", {"todos": [], "merge": True})
     todo_one = EV("todo/write", {"todos": [], "merge": 1})
     reordered = [{key: record[key] for key in reversed(list(record))} for record in log(*TURN)]
@@ -573,12 +582,7 @@ def deviations() -> list[Scenario]:
                 "docs/dialect-3fe196a751.md §P7 B30",
             ),
             "strict",
-            open_("jsonl", ROOT, backend="earlier"),
-            stored(header("x", cwd="/a"), backend="earlier"),
-            write("x", log(*TURN), backend="earlier"),
-            create("x", seed=log(*TURN), cwd="/b", session="x"),
-            create("y", cwd="/w", session="y"),
-            open_("jsonl", ROOT),
+            *stored_elsewhere,
             attach(flush_on=[]),
             appends(TURN, session="y"),
             flush_all().fails(Code.DRAIN_FAILED),
@@ -598,12 +602,7 @@ def deviations() -> list[Scenario]:
                 "docs/dialect-3fe196a751.md §P7 B30",
             ),
             "strict",
-            open_("jsonl", ROOT, backend="earlier"),
-            stored(header("x", cwd="/a"), backend="earlier"),
-            write("x", log(*TURN), backend="earlier"),
-            create("x", seed=log(*TURN), cwd="/b", session="x"),
-            create("y", cwd="/w", session="y"),
-            open_("jsonl", ROOT),
+            *stored_elsewhere,
             attach(),
             appends(TURN, session="y"),
             flush_all().fails(Code.DRAIN_FAILED),
