@@ -170,7 +170,7 @@ class Session:
                 if hook is not None:
                     hook(self, event)
                 return event
-        op: object = MISSING if surface_op is None else None if surface_op is NULL else surface_op
+        op = _op(surface_op)
         try:
             event = self._admit(type, time, data, op, _refs(source_event_seqs))
         except InvalidEventError as error:
@@ -188,7 +188,7 @@ class Session:
         as it stands), on a surface in step with the log and with no invariants to keep."""
         log = self._log
         surface = self._surface
-        op: object = MISSING if surface_op is None else None if surface_op is NULL else surface_op
+        op = _op(surface_op)
         try:
             event, span = _admission.admit(surface, len(log), kind, time, data, op, _refs(refs), text=text)  # type: ignore[arg-type]
         except InvalidEventError as error:
@@ -298,6 +298,13 @@ class Session:
 
 #: Marks a surface node whose message has not been projected yet.
 _UNPROJECTED: Any = object()
+
+
+def _op(surface_op: object) -> object:
+    """``surfaceOp`` as admission takes it (:data:`MISSING` when absent, ``None`` for NULL)."""
+    if surface_op is None:
+        return MISSING
+    return None if surface_op is NULL else surface_op
 
 
 def _refs(refs: Iterable[int] | JsonNull | None) -> object:
