@@ -40,9 +40,9 @@ def test_the_recorded_run_is_of_this_suite_and_bears_its_profiles_out() -> None:
     assert report["dialect"] == "3fe196a751" and report["profile"] == "strict"
     assert {(c["id"], c["profile"]) for c in report["cases"]} == {(c.id, c.profile) for c in suite.cases}
     found, warnings = _script().problems(report, _deviations())
-    assert found == []
-    # C3 is the flush-policy feature itself, which the original lacks (docs/deviations.md C3)
-    assert [warning.split(":")[0] for warning in warnings] == ["C3"]
+    assert found == [] and warnings == []
+    # C3 is the one addition: the flush policy, a feature the original lacks (docs/deviations.md C3)
+    assert _script().additions(_deviations()) == {"C3": "coordinator.flush-policy"}
     core = [c for c in report["cases"] if c["profile"] == "core"]
     assert {c["status"] for c in core} == {"pass", "not-applicable"}
     assert sum(c["status"] == "pass" for c in core) > 500
@@ -68,3 +68,24 @@ def test_the_script_names_each_kind_of_problem() -> None:
     assert any("core case c.one is fail" in p for p in found)
     assert any(p.startswith("D1: none of its cases") for p in found)
     assert warnings == ["D2: shown only by cases needing features the original lacks (b.one)"]
+
+
+def test_an_addition_is_shown_only_by_the_original_lacking_its_feature(tmp_path: Path) -> None:
+    check = _script()
+    deviations = "## C3. A thing\n\nAddition: feature `f.x`. Prose.\n\nConformance: `a.one`, `a.two`.\n"
+    for case_id, features in (("a.one", ["f.x"]), ("a.two", ["f.x", "g"]), ("a.three", ["g"])):
+        folder = tmp_path / "cases" / "a"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{case_id}.json").write_text(json.dumps({"id": case_id, "features": features}))
+    lacking = _report(("a.one", "strict", "not-applicable"), ("a.two", "strict", "not-applicable"))
+    assert check.problems(lacking, deviations, tmp_path) == ([], [])
+    ran = _report(("a.one", "strict", "fail"), ("a.two", "strict", "not-applicable"))
+    assert check.problems(ran, deviations, tmp_path)[0] == [
+        "C3: case a.one of the addition f.x is fail on the original, not not-applicable"]
+    declared = {**lacking, "features": ["f.x"]}
+    assert check.problems(declared, deviations, tmp_path)[0] == [
+        "C3: an addition, but the original declares its feature f.x"]
+    unneeded = deviations.replace("`a.two`", "`a.three`")
+    three = _report(("a.one", "strict", "not-applicable"), ("a.three", "strict", "not-applicable"))
+    assert check.problems(three, unneeded, tmp_path)[0] == [
+        "C3: case a.three of the addition f.x does not need that feature"]
