@@ -21,6 +21,8 @@ from dsh_session import (
     Event,
     InvalidEventError,
     InvariantViolationError,
+    JsonlBackend,
+    LoggedEvent,
     Replace,
     Session,
     SessionHeader,
@@ -328,6 +330,35 @@ def test_seeds_may_be_events_or_records_or_both() -> None:
         copy = Session("copy", seed)
         assert [e.to_json() for e in copy.events] == [e.to_json() for e in s.events]
         assert copy.surface.nodes == s.surface.nodes
+
+
+def test_a_session_seeded_with_logged_events_keeps_those_events(tmp_path: Any) -> None:
+    # One object serves the load and the session (memory: docs/performance.md); events are
+    # immutable, so sharing them changes nothing anyone can see.
+    s = B.users(3)
+    s.append("user/message", B.user("sum"), surface_op=B.replace(0, 1), source_event_seqs=[0, 1])
+    s.append("note/x", {"n": 1.5e300})
+    backend = JsonlBackend(tmp_path)
+    backend.create(SessionHeader("w", 0))
+    backend.append("w", list(s.events))
+    loaded = JsonlBackend(tmp_path).load("w")
+    for seed in (list(s.events), list(loaded.events)):
+        copy = Session("copy", seed)
+        assert all(mine is given for mine, given in zip(copy.events, seed, strict=True))
+        assert [e.to_json() for e in copy.events] == [e.to_json() for e in s.events]
+        texts = [e.text for e in copy.events if isinstance(e, LoggedEvent)]
+        assert texts == [e.text for e in s.events if isinstance(e, LoggedEvent)] and len(texts) == 5
+
+
+def test_a_logged_event_whose_fields_admission_would_change_is_not_kept() -> None:
+    # Admission reads 1.0 as the seq 1 and a float time as its int: the event it makes differs
+    # in type from what it was given, so the log holds the one admission made.
+    given = [LoggedEvent("turn/end", 0, 5.0, b"{}"), LoggedEvent("turn/end", 1, 6, b"{}")]  # type: ignore[arg-type]
+    copy = Session("copy", given)
+    assert [e is g for e, g in zip(copy.events, given, strict=True)] == [False, True]
+    assert copy.events[0].time.__class__ is int and copy.events[0].time == 5
+    ordered = LoggedEvent("turn/end", 0, 1, b"{}", key_order=("seq", "type", "time", "data"))
+    assert Session("o", [ordered]).events[0] is not ordered
 
 
 def test_case_14_the_seed_is_snapshotted() -> None:

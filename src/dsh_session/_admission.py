@@ -13,7 +13,7 @@ from collections.abc import Container, Mapping
 from typing import Any
 
 from dsh_session.errors import Code, InvalidEventError
-from dsh_session.event import APPEND, SURFACE_TYPES, Event, LoggedEvent, Replace, SurfaceOp
+from dsh_session.event import APPEND, SURFACE_TYPES, Event, LoggedEvent, Replace, SurfaceOp, held_text
 from dsh_session.json_value import NotJsonError, TooDeepError, canonical_number, decode, encode
 from dsh_session.surface import SurfaceManager
 
@@ -319,7 +319,12 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
             )
         op: object = MISSING if record.surface_op is None else record.surface_op
         refs: object = MISSING if record.source_event_seqs is None else record.source_event_seqs
-        data = Encoded(record.text) if type(record) is LoggedEvent else record.data
+        if type(record) is not LoggedEvent:
+            data = record.data
+        elif record.type.__class__ is str and record.type not in SURFACE_TYPES:
+            data = Encoded(held_text(record))  # no rule looks at it: a stored text stays as read
+        else:
+            data = Encoded(record.text)
         return record.type, record.time, data, op, refs
     if not isinstance(record, Mapping):
         raise _reject(Code.MALFORMED_EVENT, index, None, f"event at index {index} is not an object")

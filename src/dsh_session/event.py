@@ -170,6 +170,14 @@ def _canonical(event: LoggedEvent) -> bytes:
     return text
 
 
+def held_text(event: LoggedEvent) -> bytes:
+    """The payload text a logged event holds, as it is: canonical, or as a load read it
+    (a :class:`~dsh_session.json_value.Stored`, put in canonical form when first needed).
+    For admission, which need not look at a log-only payload a log already holds."""
+    text: bytes = _raw(event)
+    return text
+
+
 def _payload(event: Event) -> Any:
     """What equality compares first: a logged event's canonical text, a built one's data."""
     return _canonical(event) if type(event) is LoggedEvent else _raw(event)
