@@ -12,9 +12,10 @@ import click
 from dsh_session.cli._app import main
 from dsh_session.cli._options import view_options
 from dsh_session.cli._output import Output, Progress, output
-from dsh_session.cli._readonly import Snapshot, admit
+from dsh_session.cli._readonly import admit, events_of
 from dsh_session.cli._resolve import Source, resolve
 from dsh_session.event import Event
+from dsh_session.persistence import RepairReport
 from dsh_session.session import Session
 from dsh_session.surface import SurfaceManager
 
@@ -33,14 +34,14 @@ def opened(
         source.close()
 
 
-def snapshot(source: Source, session_id: str | None) -> Snapshot:
+def snapshot(source: Source, session_id: str | None) -> RepairReport:
     """The chosen session of ``source``, read and admitted (nothing is written)."""
     return admit(source.read(source.pick(session_id)))
 
 
 def read_snapshot(
     path: str, backend: str | None, session_id: str | None, schema: str | None, out: Output | None = None
-) -> tuple[Snapshot, str]:
+) -> tuple[RepairReport, str]:
     """The chosen session of the store at ``path``, read and admitted, and the kind of that store
     (the store is released before this returns; nothing is written). With ``out``, a progress
     bar (on a terminal) shows the read and the check."""
@@ -53,12 +54,12 @@ def read_snapshot(
         return snap, source.kind
 
 
-def seeded(snap: Snapshot, repaired: bool) -> Session:
+def seeded(snap: RepairReport, repaired: bool) -> Session:
     """A session seeded with the stored log (with a load's closers when ``repaired``)."""
-    return Session(snap.header.id, seed=snap.log(repaired), header=snap.header)
+    return Session(snap.header.id, seed=events_of(snap, repaired), header=snap.header)
 
 
-def note_repair(out: Output, snap: Snapshot, repaired: bool) -> None:
+def note_repair(out: Output, snap: RepairReport, repaired: bool) -> None:
     """Say that a load would repair the session, where it would and the view shows it as stored."""
     if snap.needs_repair and not repaired:
         out.note("note: a load would repair this session (see `dsh-session inspect`); --repaired shows it")
@@ -76,7 +77,7 @@ class View:
     pg_schema: str | None
     as_json: bool
     out: Output
-    snap: Snapshot
+    snap: RepairReport
     kind: str
     _session: Session | None = None
     _surface: SurfaceManager | None = None
@@ -84,7 +85,7 @@ class View:
     @property
     def events(self) -> tuple[Event, ...]:
         """The stored log, with a load's closers when ``--repaired``."""
-        return self.snap.log(self.repaired)
+        return events_of(self.snap, self.repaired)
 
     @property
     def surface(self) -> SurfaceManager:

@@ -55,21 +55,18 @@ def to_backend_option(help: str) -> Callable[[F], F]:
 
 
 def pg_schema_option(f: F) -> F:
-    return click.option(
-        "--pg-schema",
-        metavar="NAME",
-        default=None,
-        help="The schema of a PostgreSQL PATH (default: dsh_session).",
-    )(f)
+    return _schema_option("--pg-schema", "PATH")(f)
 
 
 def to_pg_schema_option(f: F) -> F:
+    return _schema_option("--to-pg-schema", "DST")(f)
+
+
+def _schema_option(flag: str, store: str) -> Callable[[F], F]:
+    """The schema option of the PostgreSQL store named ``store`` in the usage line."""
     return click.option(
-        "--to-pg-schema",
-        metavar="NAME",
-        default=None,
-        help="The schema of a PostgreSQL DST (default: dsh_session).",
-    )(f)
+        flag, metavar="NAME", default=None, help=f"The schema of a PostgreSQL {store} (default: dsh_session)."
+    )
 
 
 def no_color_option(f: F) -> F:

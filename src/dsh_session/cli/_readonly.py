@@ -10,7 +10,7 @@ load *would* repair instead of doing it:
 - :class:`Reading` -- one session's stored log, before admission: header, the
   records a load keeps, and what it would cut;
 - :func:`admit` -- the reading held to the seed's rules, with the closers a
-  load would append: a :class:`Snapshot`.
+  load would append: a :class:`~dsh_session.persistence.RepairReport`.
 
 Both are built on the backends' public read-only mode (``read_only=True``):
 JSONL files are read under a shared ``flock`` (so never halfway through a
@@ -27,10 +27,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from dsh_session.event import Event, SessionHeader
+from dsh_session.event import Event
 from dsh_session.persistence import (
     JsonlBackend,
     PersistenceError,
+    RepairReport,
     SqliteBackend,
     StoredLog,
     StoreIOError,
@@ -45,11 +46,11 @@ from dsh_session.persistence import (
 __all__ = [
     "JsonlReader",
     "Reading",
-    "Snapshot",
     "SqliteReader",
     "Where",
     "admit",
     "as_parsed",
+    "events_of",
     "read_event_list",
     "read_jsonl_file",
 ]
@@ -86,36 +87,16 @@ class Reading(StoredLog):
         return Where(self.where, line, label)
 
 
-@dataclass(frozen=True)
-class Snapshot:
-    """A stored session as a load would return it, without the load's writes.
-
-    ``events`` is the stored log (admitted); ``closers`` the events a load
-    would append to close a turn a crash left open.
-    """
-
-    reading: Reading
-    events: tuple[Event, ...]
-    closers: tuple[Event, ...]
-
-    @property
-    def header(self) -> SessionHeader:
-        return self.reading.header
-
-    @property
-    def needs_repair(self) -> bool:
-        return bool(self.closers) or self.reading.cut_records > 0
-
-    def log(self, repaired: bool) -> tuple[Event, ...]:
-        """The stored events, with the closers when ``repaired``."""
-        return self.events + self.closers if repaired else self.events
-
-
-def admit(reading: Reading) -> Snapshot:
+def admit(reading: Reading) -> RepairReport:
     """Hold ``reading`` to the seed's rules (``CorruptStoreError`` naming the record if it breaks
-    one) and work out the closers a load would append (``repair_report``)."""
-    report = repair_report(reading)
-    return Snapshot(reading, report.events, report.closers)
+    one) and work out the closers a load would append: the stored session as a load would
+    return it, without the load's writes (``log`` is ``reading``)."""
+    return repair_report(reading)
+
+
+def events_of(report: RepairReport, repaired: bool) -> tuple[Event, ...]:
+    """The stored events of ``report``, with the closers when ``repaired``."""
+    return report.repaired() if repaired else report.events
 
 
 def as_parsed(records: Any) -> list[Any]:

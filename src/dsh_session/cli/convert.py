@@ -39,7 +39,7 @@ from dsh_session.cli._options import (
     to_pg_schema_option,
 )
 from dsh_session.cli._output import Output, escape, is_terminal, output
-from dsh_session.cli._readonly import admit
+from dsh_session.cli._readonly import admit, events_of
 from dsh_session.cli._resolve import Source, open_target, shown
 from dsh_session.cli._sessions import Unreadable, report, to_act_on
 from dsh_session.errors import Code, DshSessionError
@@ -85,7 +85,7 @@ class ReadOnlySource:
 
     def _read(self, session_id: str, *, close_turn: bool = True) -> StoredSession:
         snap = admit(self.source.read(session_id))
-        return StoredSession(snap.header, snap.log(repaired=close_turn))
+        return StoredSession(snap.header, events_of(snap, close_turn))
 
     def list(self) -> tuple[SessionHeader, ...]:
         return tuple(

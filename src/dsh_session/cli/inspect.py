@@ -20,10 +20,11 @@ from typing import Any
 
 from dsh_session.cli._common import View, view_command
 from dsh_session.cli._output import controls, escape
-from dsh_session.cli._readonly import Snapshot
+from dsh_session.cli._readonly import events_of
 from dsh_session.cli._resolve import shown
 from dsh_session.event import Event, LoggedEvent, Replace, SessionHeader
 from dsh_session.js_json import dumps, js_number, js_string
+from dsh_session.persistence import RepairReport
 from dsh_session.surface import SurfaceManager
 
 __all__ = ["inspect", "readable_time", "summarize"]
@@ -67,10 +68,10 @@ def readable_time(ms: Any) -> str:
 
 
 def summarize(
-    snap: Snapshot, *, repaired: bool, backend: str, surface: SurfaceManager | None = None
+    snap: RepairReport, *, repaired: bool, backend: str, surface: SurfaceManager | None = None
 ) -> dict[str, Any]:
     """The ``inspect --json`` document for ``snap`` (``surface``: the surface of its log)."""
-    events = snap.log(repaired)
+    events = events_of(snap, repaired)
     header = snap.header
     if surface is None:
         surface = SurfaceManager(events)
@@ -78,7 +79,7 @@ def summarize(
     types = Counter(event.type for event in events)
     facts = _facts(events)
     calls, answered = facts.calls, facts.answered
-    reading = snap.reading
+    reading = snap.log
     repair = None
     if snap.needs_repair:
         repair = {

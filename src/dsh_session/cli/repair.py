@@ -80,9 +80,9 @@ def repair(
                 continue
             item: dict[str, Any] = {
                 "id": sid,
-                "path": snap.reading.where,
-                "cutRecords": snap.reading.cut_records,
-                "cutBytes": snap.reading.cut_bytes,
+                "path": snap.log.where,
+                "cutRecords": snap.log.cut_records,
+                "cutBytes": snap.log.cut_bytes,
                 "closers": [event.to_json() for event in snap.closers],
                 "repaired": False,
             }

@@ -56,18 +56,9 @@ def _freeze(value: Any, depth: int) -> tuple[Any, bool]:
         raise Unusual
     if kind is dict:
         # The parser's dict is ours: values are replaced in place, then copied once.
-        plain = True
+        plain = _freeze_items(value, value.items(), depth)
         reorder = False
-        for key, item in value.items():
-            if type(item) is str:
-                if not (item.isascii() or _LONE_SURROGATE.search(item) is None):
-                    plain = False
-            elif not (
-                (type(item) is int and -_EXACT <= item <= _EXACT) or item is None or type(item) is bool
-            ):
-                frozen, item_plain = _freeze(item, depth + 1)
-                value[key] = frozen
-                plain = plain and item_plain
+        for key in value:
             if not key.isascii():
                 plain = plain and _LONE_SURROGATE.search(key) is None
             elif key[:1].isdigit() and is_array_index(key):
@@ -81,17 +72,7 @@ def _freeze(value: Any, depth: int) -> tuple[Any, bool]:
         made.plain = plain
         return made, plain
     if kind is list:
-        plain = True
-        for index, item in enumerate(value):
-            if type(item) is str:
-                if not (item.isascii() or _LONE_SURROGATE.search(item) is None):
-                    plain = False
-            elif not (
-                (type(item) is int and -_EXACT <= item <= _EXACT) or item is None or type(item) is bool
-            ):
-                frozen, item_plain = _freeze(item, depth + 1)
-                value[index] = frozen
-                plain = plain and item_plain
+        plain = _freeze_items(value, enumerate(value), depth)
         return frozen_list(value, plain), plain
     if kind is float:
         if value != value or value in (float("inf"), float("-inf")):
@@ -110,3 +91,20 @@ def _freeze(value: Any, depth: int) -> tuple[Any, bool]:
     if value is None or kind is bool:
         return value, True
     raise Unusual
+
+
+@no_type_check  # called once a container: no run-time type-checking wrapper (tests)
+def _freeze_items(container: Any, pairs: Any, depth: int) -> bool:
+    """Freeze in place the items of ``container``, a dict's or a list's, given as ``(key or
+    index, item)`` pairs: each nested container is replaced by its frozen copy (``depth`` is
+    the container's). True when every string among the items is plain (no lone surrogate)."""
+    plain = True
+    for key, item in pairs:
+        if type(item) is str:
+            if not (item.isascii() or _LONE_SURROGATE.search(item) is None):
+                plain = False
+        elif not ((type(item) is int and -_EXACT <= item <= _EXACT) or item is None or type(item) is bool):
+            frozen, item_plain = _freeze(item, depth + 1)
+            container[key] = frozen
+            plain = plain and item_plain
+    return plain

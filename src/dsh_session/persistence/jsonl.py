@@ -124,19 +124,7 @@ class JsonlBackend(BackendBase):
     def log_files(self) -> tuple[str, ...]:
         """Every file that may be a session log under the root (``<root>/<dir>/*.jsonl``, regular
         files only), sorted -- readable or not: for a listing that reports what it cannot read."""
-        found = []
-        for bucket in self._buckets():
-            try:
-                names = sorted(name for name in os.listdir(bucket) if name.endswith(SUFFIX))
-            except FileNotFoundError:
-                continue
-            except OSError as error:
-                raise io_error(error, "listing", bucket) from None
-            for name in names:
-                path = os.path.join(bucket, name)
-                if os.path.isfile(path):
-                    found.append(path)
-        return tuple(found)
+        return tuple(path for path in self._log_paths() if os.path.isfile(path))
 
     # -- hooks ----------------------------------------------------------------------------
 
@@ -268,6 +256,14 @@ class JsonlBackend(BackendBase):
         return self._append_lines(token, payload)
 
     def _headers(self) -> Iterator[SessionHeader]:
+        for path in self._log_paths():
+            header = self._read_header(path)
+            if header is not None and self.path_of(header) == path:
+                yield header
+
+    def _log_paths(self) -> Iterator[str]:
+        """The ``*.jsonl`` names in each bucket, bucket by bucket, sorted within each (a bucket
+        that vanished meanwhile has none; one that cannot be listed is an I/O error)."""
         for bucket in self._buckets():
             try:
                 names = sorted(name for name in os.listdir(bucket) if name.endswith(SUFFIX))
@@ -276,10 +272,7 @@ class JsonlBackend(BackendBase):
             except OSError as error:
                 raise io_error(error, "listing", bucket) from None
             for name in names:
-                path = os.path.join(bucket, name)
-                header = self._read_header(path)
-                if header is not None and self.path_of(header) == path:
-                    yield header
+                yield os.path.join(bucket, name)
 
     # -- reading ---------------------------------------------------------------------------
 
