@@ -48,7 +48,7 @@ from dsh_spec.events import EVENT_KEYS, Event, Replace, surface_op_json
 from dsh_spec.json_value import canonical_number
 from dsh_spec.rejection import Rejection
 from dsh_spec.surface import Surface, step
-from dsh_spec.validation import ABSENT, Draft, admit, parse_record
+from dsh_spec.validation import ABSENT, Draft, admit, fold_seed
 
 _REQUIRED_KEYS = ("type", "seq", "time", "data")
 
@@ -361,18 +361,7 @@ def validate_append_with_invariants(log: tuple[Event, ...], draft: Draft) -> Eve
 
 def check_seed_with_invariants(records: Iterable[object]) -> tuple[Event, ...] | Rejection:
     """The events of a seed for a session with live invariants, or the first rule it breaks."""
-    trace = Trace()
-    events: list[Event] = []
-    for index, record in enumerate(records):
-        draft = parse_record(index, record)
-        if isinstance(draft, Rejection):
-            return draft
-        checked = check_event(trace, index, draft)
-        if isinstance(checked, Rejection):
-            return checked
-        event, trace = checked
-        events.append(event)
-    return tuple(events)
+    return fold_seed(records, Trace(), check_event)
 
 
 def record_seq(item: object) -> int | None:

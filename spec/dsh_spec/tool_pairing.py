@@ -30,7 +30,7 @@ from dsh_spec.codes import Code
 from dsh_spec.events import Event
 from dsh_spec.json_value import Json
 from dsh_spec.rejection import Rejection
-from dsh_spec.surface import fold_surface, position
+from dsh_spec.surface import fold_surface, span
 
 
 def call_ids(event: Event) -> tuple[Json, ...]:
@@ -42,9 +42,7 @@ def call_ids(event: Event) -> tuple[Json, ...]:
     if not isinstance(content, list):
         return ()
     return tuple(
-        block.get("id")
-        for block in content
-        if isinstance(block, dict) and block.get("type") == "tool-call"
+        block.get("id") for block in content if isinstance(block, dict) and block.get("type") == "tool-call"
     )
 
 
@@ -90,23 +88,10 @@ def region_balanced(events: Iterable[Event], start: object, end: object) -> bool
     if isinstance(surface, Rejection):
         return surface
     order = surface.order
-    first = position(order, start)
-    if first is None:
-        return Rejection(
-            Code.REPLACE_START_NOT_ON_SURFACE, None, f"region start seq {start!r} is not on the surface"
-        )
-    last = position(order, end)
-    if last is None:
-        return Rejection(
-            Code.REPLACE_END_NOT_ON_SURFACE, None, f"region end seq {end!r} is not on the surface"
-        )
-    if first > last:
-        return Rejection(
-            Code.REPLACE_RANGE_REVERSED,
-            None,
-            f"region start seq {start!r} (position {first}) comes after end seq {end!r} "
-            f"(position {last}) on the surface",
-        )
+    region = span(order, start, end, None, "region")
+    if isinstance(region, Rejection):
+        return region
+    last = region[1]
     at_start = tool_pairing_balanced(log, start)
     if at_start is not True:
         return at_start

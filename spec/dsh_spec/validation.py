@@ -25,9 +25,9 @@ Order of the rules for one event:
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 from dsh_spec.codes import Code
 from dsh_spec.events import (
@@ -41,6 +41,8 @@ from dsh_spec.events import (
 from dsh_spec.json_value import Json, NotJson, TooDeep, canonical_json, canonical_number
 from dsh_spec.rejection import Rejection
 from dsh_spec.surface import Surface, fold_surface, shadowed, step
+
+_State = TypeVar("_State")  # what a seed's fold carries from one record to the next
 
 
 class _Absent:
@@ -89,18 +91,35 @@ def validate_append(log: tuple[Event, ...], draft: Draft) -> Event | Rejection:
 
 def check_seed(records: Iterable[object]) -> tuple[Event, ...] | Rejection:
     """The events of a seed (a list of event records), or the first rule it breaks."""
-    surface = Surface()
+    return fold_seed(records, Surface(), _admit_and_fold)
+
+
+def _admit_and_fold(surface: Surface, seq: int, draft: Draft) -> tuple[Event, Surface] | Rejection:
+    event = admit(surface, seq, draft)
+    if isinstance(event, Rejection):
+        return event
+    folded = step(surface, event)
+    assert not isinstance(folded, Rejection)  # admit checked the replace
+    return event, folded
+
+
+def fold_seed(
+    records: Iterable[object],
+    state: _State,
+    take: Callable[[_State, int, Draft], tuple[Event, _State] | Rejection],
+) -> tuple[Event, ...] | Rejection:
+    """The events of a seed, or the first rule it breaks: each record is parsed, then ``take``
+    admits it at its index, given the ``state`` the records before it left (the surface for
+    a plain seed, the trace for one held to the invariants), and gives the next state."""
     events: list[Event] = []
     for index, record in enumerate(records):
         draft = parse_record(index, record)
         if isinstance(draft, Rejection):
             return draft
-        event = admit(surface, index, draft)
-        if isinstance(event, Rejection):
-            return event
-        folded = step(surface, event)
-        assert not isinstance(folded, Rejection)  # admit checked the replace
-        surface = folded
+        taken = take(state, index, draft)
+        if isinstance(taken, Rejection):
+            return taken
+        event, state = taken
         events.append(event)
     return tuple(events)
 
