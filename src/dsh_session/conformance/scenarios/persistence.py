@@ -47,6 +47,12 @@ def write(session_id: str, events: list[Record], backend: str = "db") -> Act:
     return Act("persist.append", {"backend": backend, "id": session_id, "events": events})
 
 
+def stored_session(session_id: str, events: list[Record], backend: str = "db", **fields: Any) -> list[Act]:
+    """A session put into a backend: ``persist.create`` of ``header(session_id, **fields)``, then
+    ``persist.append`` of ``events``."""
+    return [create(header(session_id, **fields), backend), write(session_id, events, backend)]
+
+
 def load(session_id: str, backend: str = "db", session: str | None = "s") -> Act:
     args: dict[str, Any] = {"backend": backend, "id": session_id}
     if session is not None:
