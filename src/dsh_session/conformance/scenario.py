@@ -73,7 +73,9 @@ def scenario(
 # -- step builders -----------------------------------------------------------------------------
 
 
-def _with(args: dict[str, Any], **extra: Any) -> dict[str, Any]:
+def args_with(args: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """``args`` with each of ``extra`` added that is given (not ``None``, not left unset), in the
+    order named: the arguments of a step whose optional ones are left out when not given."""
     for key, value in extra.items():
         if value is not _UNSET and value is not None:
             args[key] = value
@@ -91,7 +93,7 @@ def new(
     args: dict[str, Any] = {"id": id, "seed": list(seed)}
     if invariants:
         args["invariants"] = True
-    return Act("session.new", _with(args, session=session, cwd=cwd))
+    return Act("session.new", args_with(args, session=session, cwd=cwd))
 
 
 def append(record: dict[str, Any], *, time: int = 5000, session: str | None = None) -> Act:
@@ -100,11 +102,11 @@ def append(record: dict[str, Any], *, time: int = 5000, session: str | None = No
     for key in ("surfaceOp", "sourceEventSeqs"):
         if key in record:
             args[key] = record[key]
-    return Act("session.append", _with(args, session=session))
+    return Act("session.append", args_with(args, session=session))
 
 
 def _read(op: str, session: str | None, **extra: Any) -> Act:
-    return Act(op, _with({}, session=session, **extra))
+    return Act(op, args_with({}, session=session, **extra))
 
 
 def events(session: str | None = None) -> Act:
@@ -128,7 +130,7 @@ def messages(session: str | None = None) -> Act:
 
 
 def event_message(seq: int, session: str | None = None) -> Act:
-    return Act("session.event_message", _with({"seq": seq}, session=session))
+    return Act("session.event_message", args_with({"seq": seq}, session=session))
 
 
 def closers(session: str | None = None) -> Act:
@@ -140,11 +142,11 @@ def request_header(session: str | None = None) -> Act:
 
 
 def balanced(before: Any, session: str | None = None) -> Act:
-    return Act("session.balanced", _with({"before": before}, session=session))
+    return Act("session.balanced", args_with({"before": before}, session=session))
 
 
 def region(start: Any, end: Any, session: str | None = None) -> Act:
-    return Act("session.region_balanced", _with({"start": start, "end": end}, session=session))
+    return Act("session.region_balanced", args_with({"start": start, "end": end}, session=session))
 
 
 def check(records: Sequence[Any]) -> Act:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from dsh_session.conformance.notation import ATC, EV, SE, SS, TC, TE, TR, TS, A, Record, U, log
-from dsh_session.conformance.scenario import Act, Scenario, append, events, scenario
+from dsh_session.conformance.scenario import Act, Scenario, append, args_with, events, scenario
 from dsh_session.conformance.scenarios.persistence import (
     CREATED,
     close,
@@ -56,15 +56,13 @@ def attach(
     """``coord.attach``. Without ``flush_on`` and ``max_pending`` only explicit flushes write (the
     protocol's default, which every coordinator has); naming either is the ``coordinator.flush-policy``
     feature."""
-    args: dict[str, Any] = {"backend": backend}
-    if flush_on:
-        args["flushOn"] = flush_on
-    if max_pending is not None:
-        args["maxPending"] = max_pending
-    if coordinator is not None:
-        args["coordinator"] = coordinator
-    if store is not None:
-        args["store"] = store
+    args = args_with(
+        {"backend": backend},
+        flushOn=flush_on or None,
+        maxPending=max_pending,
+        coordinator=coordinator,
+        store=store,
+    )
     return Act("coord.attach", args)
 
 
@@ -76,9 +74,7 @@ def attached(kind: str = "jsonl") -> list[Act]:
 
 
 def _coord(op: str, coordinator: str | None, **args: Any) -> Act:
-    if coordinator is not None:
-        args["coordinator"] = coordinator
-    return Act(op, args)
+    return Act(op, args_with(args, coordinator=coordinator))
 
 
 def flush(session: str = "s", coordinator: str | None = None) -> Act:

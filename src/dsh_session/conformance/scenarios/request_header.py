@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from dsh_session.conformance.notation import EV, SE, SS, TE, TS, U, log
-from dsh_session.conformance.scenario import Act, Scenario, new, request_header, scenario
+from dsh_session.conformance.scenario import Act, Scenario, args_with, new, request_header, scenario
 from dsh_spec.codes import Code
 
 DIFF = "dsh_spec.request_header.diff_header"
@@ -33,14 +33,9 @@ def h(
     prefix: list[Any] | None = None,
     config: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    out: dict[str, Any] = {"config": config if config is not None else CONFIG}
-    if system is not None:
-        out["system"] = system
-    if tools is not None:
-        out["tools"] = tools
-    if prefix is not None:
-        out["messagePrefix"] = prefix
-    return out
+    return args_with(
+        {"config": config if config is not None else CONFIG}, system=system, tools=tools, messagePrefix=prefix
+    )
 
 
 def diff(prev: dict[str, Any], next: dict[str, Any]) -> Act:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from dsh_session.conformance.notation import SE, SS, TC, TE, TS, A, Record, U, log
-from dsh_session.conformance.scenario import Act, Scenario, append, events, messages, new, scenario
+from dsh_session.conformance.scenario import Act, Scenario, append, args_with, events, messages, new, scenario
 from dsh_spec.codes import Code
 
 FORK = "dsh_spec.fork.fork_seed"
@@ -28,17 +28,9 @@ def create(
     store: str | None = None,
     time: int = 1_767_225_600_000,
 ) -> Act:
-    args: dict[str, Any] = {"session": session, "time": time}
-    if id is not None:
-        args["id"] = id
-    if seed is not None:
-        args["seed"] = seed
-    if cwd is not None:
-        args["cwd"] = cwd
-    if parent is not None:
-        args["parentSession"] = parent
-    if store is not None:
-        args["store"] = store
+    args = args_with(
+        {"session": session, "time": time}, id=id, seed=seed, cwd=cwd, parentSession=parent, store=store
+    )
     return Act("store.create", args)
 
 
@@ -51,15 +43,13 @@ def fork(
     source_session: str | None = None,
     time: int = 1_767_225_700_000,
 ) -> Act:
-    args: dict[str, Any] = {"session": session, "time": time}
-    if source is not None:
-        args["source"] = source
-    if source_session is not None:
-        args["sourceSession"] = source_session
-    if boundary is not None:
-        args["boundary"] = boundary
-    if child is not None:
-        args["childId"] = child
+    args = args_with(
+        {"session": session, "time": time},
+        source=source,
+        sourceSession=source_session,
+        boundary=boundary,
+        childId=child,
+    )
     return Act("store.fork", args)
 
 
@@ -68,10 +58,7 @@ def listing(store: str | None = None) -> Act:
 
 
 def enter(session: str = "s", store: str | None = None) -> Act:
-    args = {"session": session}
-    if store is not None:
-        args["store"] = store
-    return Act("store.enter", args)
+    return Act("store.enter", args_with({"session": session}, store=store))
 
 
 def remove(session: str = "s") -> Act:
@@ -79,10 +66,7 @@ def remove(session: str = "s") -> Act:
 
 
 def observe(fail: str | None = None, observer: str = "o") -> Act:
-    args: dict[str, Any] = {"observer": observer}
-    if fail is not None:
-        args["fail"] = fail
-    return Act("store.observe", args)
+    return Act("store.observe", args_with({"observer": observer}, fail=fail))
 
 
 def heard(observer: str = "o") -> Act:
