@@ -44,13 +44,11 @@ from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from dsh_spec.codes import Code
-from dsh_spec.events import EVENT_KEYS, Event, Replace, surface_op_json
+from dsh_spec.events import Event, Replace, surface_op_json
 from dsh_spec.json_value import canonical_number
 from dsh_spec.rejection import Rejection
 from dsh_spec.surface import Surface, step
-from dsh_spec.validation import ABSENT, Draft, admit, fold_seed
-
-_REQUIRED_KEYS = ("type", "seq", "time", "data")
+from dsh_spec.validation import ABSENT, Draft, admit, fold_seed, key_problem
 
 #: The data fields each structured type must carry, in the order they are checked.
 STRUCTURE_FIELDS: Mapping[str, tuple[str, ...]] = {
@@ -384,16 +382,9 @@ def read_record(index: int, item: object) -> tuple[int, Draft] | Rejection:
     seq = record_seq(item)
     if not isinstance(record, dict):
         return Rejection(Code.MALFORMED_EVENT, None, f"event at index {index} is not an object")
-    missing = [key for key in _REQUIRED_KEYS if key not in record]
-    if missing:
-        return Rejection(Code.MALFORMED_EVENT, seq, f"event at index {index} lacks {', '.join(missing)}")
-    unknown = [key for key in record if key not in EVENT_KEYS]
-    if unknown:
-        return Rejection(
-            Code.MALFORMED_EVENT,
-            seq,
-            f"event at index {index} has unknown key(s) {', '.join(map(repr, unknown))}",
-        )
+    problem = key_problem(record, index, seq)
+    if problem is not None:
+        return problem
     if seq is None:
         return Rejection(
             Code.MALFORMED_EVENT,

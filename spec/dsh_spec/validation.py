@@ -160,20 +160,26 @@ def seed_violations(records: Iterable[object]) -> tuple[Rejection, ...]:
     return tuple(found)
 
 
+def key_problem(record: dict[str, object], index: int, seq: int | None) -> Rejection | None:
+    """Why the object at ``index`` of a log is no event record by its keys (one it needs is
+    missing, or one no event has is there), as a rejection at ``seq``; ``None`` if neither."""
+    missing = [key for key in _REQUIRED_KEYS if key not in record]
+    if missing:
+        return Rejection(Code.MALFORMED_EVENT, seq, f"event at index {index} lacks {', '.join(missing)}")
+    unknown = [key for key in record if key not in EVENT_KEYS]
+    if unknown:
+        names = ", ".join(map(repr, unknown))
+        return Rejection(Code.MALFORMED_EVENT, seq, f"event at index {index} has unknown key(s) {names}")
+    return None
+
+
 def parse_record(index: int, record: object) -> Draft | Rejection:
     """Read an event record (a JSON object) that should sit at ``index`` in a log."""
     if type(record) is not dict:
         return Rejection(Code.MALFORMED_EVENT, index, f"event at index {index} is not an object")
-    missing = [key for key in _REQUIRED_KEYS if key not in record]
-    if missing:
-        return Rejection(Code.MALFORMED_EVENT, index, f"event at index {index} lacks {', '.join(missing)}")
-    unknown = [key for key in record if key not in EVENT_KEYS]
-    if unknown:
-        return Rejection(
-            Code.MALFORMED_EVENT,
-            index,
-            f"event at index {index} has unknown key(s) {', '.join(map(repr, unknown))}",
-        )
+    problem = key_problem(record, index, index)
+    if problem is not None:
+        return problem
     seq = record["seq"]
     if type(seq) in (int, float):
         seq = canonical_number(seq)
