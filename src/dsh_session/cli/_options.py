@@ -19,6 +19,7 @@ __all__ = [
     "path_argument",
     "pg_schema_option",
     "repaired_option",
+    "store_options",
     "to_backend_option",
     "to_pg_schema_option",
     "view_options",
@@ -92,15 +93,14 @@ def view_options(f: F) -> F:
     """The arguments of a command that shows one stored session (``derive``, ``surface``,
     ``inspect``): PATH, ``--id``, ``--repaired``, ``--backend``, ``--pg-schema``, ``--json``,
     ``--no-color`` (in that order in ``--help``)."""
-    options = (
-        path_argument(),
-        id_option(),
-        repaired_option,
-        backend_option,
-        pg_schema_option,
-        json_option,
-        no_color_option,
-    )
-    for option in reversed(options):
+    for option in reversed((path_argument(), id_option(), repaired_option, store_options)):
+        f = option(f)
+    return f
+
+
+def store_options(f: F) -> F:
+    """The options that end every command reading a store: ``--backend``, ``--pg-schema``,
+    ``--json``, ``--no-color`` (in that order in ``--help``)."""
+    for option in reversed((backend_option, pg_schema_option, json_option, no_color_option)):
         f = option(f)
     return f

@@ -27,12 +27,9 @@ from dsh_session.cli._app import main
 from dsh_session.cli._common import opened, snapshot
 from dsh_session.cli._errors import fail
 from dsh_session.cli._options import (
-    backend_option,
     id_option,
-    json_option,
-    no_color_option,
     path_argument,
-    pg_schema_option,
+    store_options,
     to_backend_option,
     to_pg_schema_option,
 )
@@ -61,10 +58,7 @@ __all__ = ["fork"]
 )
 @to_backend_option("Write DST as this kind of store.")
 @to_pg_schema_option
-@backend_option
-@pg_schema_option
-@json_option
-@no_color_option
+@store_options
 def fork(
     path: str,
     session_id: str | None,

@@ -26,14 +26,7 @@ import click
 from dsh_session.cli._app import main
 from dsh_session.cli._common import opened
 from dsh_session.cli._errors import FAILED, fail
-from dsh_session.cli._options import (
-    backend_option,
-    id_option,
-    json_option,
-    no_color_option,
-    path_argument,
-    pg_schema_option,
-)
+from dsh_session.cli._options import id_option, path_argument, store_options
 from dsh_session.cli._output import Output, escape, output
 from dsh_session.cli._readonly import admit
 from dsh_session.cli._sessions import Unreadable, report, to_act_on
@@ -48,10 +41,7 @@ __all__ = ["repair"]
 @path_argument()
 @id_option("The session to repair (default: every session of the store that needs it).")
 @click.option("--dry-run", is_flag=True, help="Show the repair; change nothing.")
-@backend_option
-@pg_schema_option
-@json_option
-@no_color_option
+@store_options
 def repair(
     path: str,
     session_id: str | None,

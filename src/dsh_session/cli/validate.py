@@ -36,14 +36,7 @@ import click
 
 from dsh_session.cli._app import main
 from dsh_session.cli._errors import FAILED, FOUND, OK, CliError, error_line, one_line
-from dsh_session.cli._options import (
-    backend_option,
-    ids_option,
-    json_option,
-    no_color_option,
-    path_argument,
-    pg_schema_option,
-)
+from dsh_session.cli._options import ids_option, path_argument, store_options
 from dsh_session.cli._output import Output, Progress, escape, output
 from dsh_session.cli._readonly import Reading, as_parsed
 from dsh_session.cli._resolve import Source, require_store, resolve, shown
@@ -102,10 +95,7 @@ class _Result:
     "(check_log); all: also the request-header fold and tool pairing.",
 )
 @click.option("--invariants", is_flag=True, help="The same as --rules invariants.")
-@backend_option
-@pg_schema_option
-@json_option
-@no_color_option
+@store_options
 def validate(
     paths: tuple[str, ...],
     session_ids: tuple[str, ...],
