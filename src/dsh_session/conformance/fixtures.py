@@ -56,6 +56,7 @@ from dsh_session.conformance.notation import (
     D,
     Record,
     U,
+    X,
     replace,
 )
 from dsh_session.conformance.protocol import decode_args
@@ -258,13 +259,7 @@ def places(records: list[Record]) -> list[Place]:
 def numbered(place: Place, record: Record, **top: Any) -> Record:
     """``record`` as the record at ``place`` (its seq, a time after the one before)."""
     before = place.prefix[-1]["time"] if place.prefix else CREATED
-    out = _stamped(record, place.index, before + 1)
-    for key, value in top.items():
-        if value is DROP:
-            out.pop(key, None)
-        else:
-            out[key] = value
-    return out
+    return X(_stamped(record, place.index, before + 1), top)
 
 
 def _t(place: Place) -> int:

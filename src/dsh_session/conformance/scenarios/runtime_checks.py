@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh_session.conformance.notation import EV, SE, SS, TE, TS, A, Record, U, X, log, replace, text
-from dsh_session.conformance.scenario import Act, Scenario, append, new, scenario
+from dsh_session.conformance.notation import DROP, EV, SE, SS, TE, TS, A, Record, U, X, log, replace, text
+from dsh_session.conformance.scenario import Act, Scenario, append, args_with, new, scenario
 from dsh_spec.codes import Code
 
 STATUS = ("dsh_spec.agent_status.check_status_transitions", "docs/dialect-3fe196a751.md §I1.4")
@@ -20,17 +20,11 @@ REQUEST = ("dsh_spec.request_check.check_loop_request", "docs/dialect-3fe196a751
 
 
 def status(value: str, agent: str | None = None) -> Act:
-    args: dict[str, Any] = {"status": value}
-    if agent is not None:
-        args["agent"] = agent
-    return Act("agent.status", args)
+    return Act("agent.status", args_with({"status": value}, agent=agent))
 
 
 def check(request: dict[str, Any], session: str | None = None) -> Act:
-    args: dict[str, Any] = {"request": request}
-    if session is not None:
-        args["session"] = session
-    return Act("request.check", args)
+    return Act("request.check", args_with({"request": request}, session=session))
 
 
 def header(config: dict[str, Any], **rest: Any) -> Record:
@@ -74,13 +68,7 @@ FAITHFUL: dict[str, Any] = {
 
 def but(**changes: Any) -> dict[str, Any]:
     """The faithful request with fields changed; ``None`` as a value removes the field."""
-    out = dict(FAITHFUL)
-    for key, value in changes.items():
-        if value is None:
-            out.pop(key, None)
-        else:
-            out[key] = value
-    return out
+    return X(FAITHFUL, {key: DROP if value is None else value for key, value in changes.items()})
 
 
 def _reference_log() -> list[Record]:
@@ -119,13 +107,12 @@ def _reference_log() -> list[Record]:
 
 
 def agent_status() -> list[Scenario]:
+    """Each case feeds one agent's (or several agents') statuses in turn."""
     return [
-        scenario(
-            "agent-status.legal-transitions",
+        _status(
+            "legal-transitions",
             "idle and running alternate, either may end in disposed (reference: idle->running->idle, "
             "running->disposed accepted)",
-            STATUS,
-            "core",
             status("idle"),
             status("running"),
             status("idle"),
@@ -134,52 +121,42 @@ def agent_status() -> list[Scenario]:
             status("idle", agent="b"),
             status("disposed", agent="b"),
         ),
-        scenario(
-            "agent-status.first-observation-is-accepted",
+        _status(
+            "first-observation-is-accepted",
             "An agent's first status is accepted whatever it is, disposed included",
-            STATUS,
-            "core",
             status("disposed"),
             status("running", agent="b"),
             status("idle", agent="c"),
         ),
-        scenario(
-            "agent-status.repeat-refused",
+        _status(
+            "repeat-refused",
             "A status equal to the one in force is a no-op transition (reference: running twice)",
-            STATUS,
-            "core",
             status("running"),
             status("running").fails(Code.STATUS_REPEATED),
             status("idle"),
             status("idle").fails(Code.STATUS_REPEATED),
         ),
-        scenario(
-            "agent-status.refused-status-is-not-recorded",
+        _status(
+            "refused-status-is-not-recorded",
             "A refused status leaves the status in force: after idle, idle (refused), idle is refused "
             "again and running is accepted",
-            STATUS,
-            "core",
             status("idle"),
             status("idle").fails(Code.STATUS_REPEATED),
             status("idle").fails(Code.STATUS_REPEATED),
             status("running"),
         ),
-        scenario(
-            "agent-status.nothing-leaves-disposed",
+        _status(
+            "nothing-leaves-disposed",
             "After disposed every other status is refused (reference: disposed then idle); disposed "
             "again is a repeat, checked first",
-            STATUS,
-            "core",
             status("disposed"),
             status("idle").fails(Code.STATUS_LEFT_DISPOSED),
             status("running").fails(Code.STATUS_LEFT_DISPOSED),
             status("disposed").fails(Code.STATUS_REPEATED),
         ),
-        scenario(
-            "agent-status.agents-are-independent",
+        _status(
+            "agents-are-independent",
             "Each agent has its own status (reference: a's running does not make b's running a repeat)",
-            STATUS,
-            "core",
             status("running", agent="a"),
             status("running", agent="b"),
             status("disposed", agent="a"),
@@ -187,6 +164,11 @@ def agent_status() -> list[Scenario]:
             status("running", agent="a").fails(Code.STATUS_LEFT_DISPOSED),
         ),
     ]
+
+
+def _status(name: str, title: str, *steps: Act) -> Scenario:
+    """A ``core`` case of the agent-status rules: ``agent-status.<name>``."""
+    return scenario(f"agent-status.{name}", title, STATUS, "core", *steps)
 
 
 def request_check() -> list[Scenario]:
