@@ -38,6 +38,10 @@ class Act:
     def gives(self, value: Any) -> Act:
         return Act(self.op, self.args, self.error, self.lazy, value)
 
+    def ends(self, outcome: Any) -> Act:
+        """:meth:`fails` with ``outcome`` when it is a :class:`Code`, else :meth:`gives` it."""
+        return self.fails(outcome) if isinstance(outcome, Code) else self.gives(outcome)
+
     @property
     def has_want(self) -> bool:
         return self.want is not _UNSET

@@ -333,6 +333,40 @@ def deviations() -> list[Scenario]:
         create("y", cwd="/w", session="y"),
         open_("jsonl", ROOT),
     )
+    # "s" stored with another createdAt, "t" with a seedLength its live session lacks: both refused.
+    other_headers = (
+        stored_session("s", log(*TURN), createdAt=CREATED - 1),
+        stored_session("t", log(*TURN), seedLength=0),
+        create("s", seed=log(*TURN), cwd="/w"),
+        create("t", seed=log(*TURN), cwd="/w", session="t"),
+        attach(),
+        flush().fails(Code.ID_COLLISION_HEADER),
+        flush("t").fails(Code.ID_COLLISION_HEADER),
+    )
+    cwd_checked = (
+        *dev,
+        "docs/deviations.md C2",
+        "docs/errors.md ID_COLLISION_CWD",
+        "docs/dialect-3fe196a751.md §P7 B2",
+    )
+    header_checked = (
+        *dev,
+        "docs/deviations.md C5",
+        "docs/errors.md ID_COLLISION_HEADER",
+        "docs/dialect-3fe196a751.md §P7 B15",
+    )
+    drain_failed = (
+        *dev,
+        "docs/deviations.md C7",
+        "docs/errors.md DRAIN_FAILED",
+        "docs/dialect-3fe196a751.md §P7 B30",
+    )
+    left_released = (
+        *dev,
+        "docs/deviations.md C7",
+        "docs/errors.md SESSION_NOT_LIVE",
+        "docs/dialect-3fe196a751.md §P7 B30",
+    )
     todo_true = EV("todo/write", {"todos": [], "merge": True})
     todo_one = EV("todo/write", {"todos": [], "merge": 1})
     reordered = [{key: record[key] for key in reversed(list(record))} for record in log(*TURN)]
@@ -389,12 +423,7 @@ def deviations() -> list[Scenario]:
         scenario(
             "coordinator.cwd-checked-on-sqlite",
             "The stored cwd is checked on SQLite too, and an absent cwd differs from any",
-            (
-                *dev,
-                "docs/deviations.md C2",
-                "docs/errors.md ID_COLLISION_CWD",
-                "docs/dialect-3fe196a751.md §P7 B2",
-            ),
+            cwd_checked,
             "strict",
             open_("sqlite", DATABASE, backend="earlier"),
             stored_session("s", log(*TURN), "earlier", cwd="/a"),
@@ -412,12 +441,7 @@ def deviations() -> list[Scenario]:
         scenario(
             "coordinator.cwd-checked-on-sqlite-at-flush",
             "A live session whose cwd is not the stored log's is refused at its flush on SQLite too",
-            (
-                *dev,
-                "docs/deviations.md C2",
-                "docs/errors.md ID_COLLISION_CWD",
-                "docs/dialect-3fe196a751.md §P7 B2",
-            ),
+            cwd_checked,
             "strict",
             open_("sqlite", DATABASE, backend="earlier"),
             stored_session("s", log(*TURN), "earlier", cwd="/a"),
@@ -482,41 +506,19 @@ def deviations() -> list[Scenario]:
             "coordinator.header-must-match",
             "A stored header that differs in createdAt, or has a seedLength the live one lacks, "
             "belongs to another session",
-            (
-                *dev,
-                "docs/deviations.md C5",
-                "docs/errors.md ID_COLLISION_HEADER",
-                "docs/dialect-3fe196a751.md §P7 B15",
-            ),
+            header_checked,
             "strict",
             open_("memory"),
-            stored_session("s", log(*TURN), createdAt=CREATED - 1),
-            stored_session("t", log(*TURN), seedLength=0),
-            create("s", seed=log(*TURN), cwd="/w"),
-            create("t", seed=log(*TURN), cwd="/w", session="t"),
-            attach(),
-            flush().fails(Code.ID_COLLISION_HEADER),
-            flush("t").fails(Code.ID_COLLISION_HEADER),
+            *other_headers,
         ),
         scenario(
             "coordinator.header-must-match-on-jsonl",
             "On a JSONL store too, a stored header that differs in createdAt, or has a seedLength the "
             "live one lacks, belongs to another session",
-            (
-                *dev,
-                "docs/deviations.md C5",
-                "docs/errors.md ID_COLLISION_HEADER",
-                "docs/dialect-3fe196a751.md §P7 B15",
-            ),
+            header_checked,
             "strict",
             open_("jsonl", ROOT),
-            stored_session("s", log(*TURN), createdAt=CREATED - 1),
-            stored_session("t", log(*TURN), seedLength=0),
-            create("s", seed=log(*TURN), cwd="/w"),
-            create("t", seed=log(*TURN), cwd="/w", session="t"),
-            attach(),
-            flush().fails(Code.ID_COLLISION_HEADER),
-            flush("t").fails(Code.ID_COLLISION_HEADER),
+            *other_headers,
         ),
         scenario(
             "coordinator.writer-outside-is-a-conflict",
@@ -542,12 +544,7 @@ def deviations() -> list[Scenario]:
         scenario(
             "coordinator.close-reports-failures-and-writes-the-rest",
             "close writes every session it can and then reports the ones it could not (DRAIN_FAILED)",
-            (
-                *dev,
-                "docs/deviations.md C7",
-                "docs/errors.md DRAIN_FAILED",
-                "docs/dialect-3fe196a751.md §P7 B30",
-            ),
+            drain_failed,
             "strict",
             *stored_elsewhere,
             attach(),
@@ -562,12 +559,7 @@ def deviations() -> list[Scenario]:
             "coordinator.drain-failure-writes-the-rest",
             "flush_all and close write every session they can, then name the one they could not "
             "(DRAIN_FAILED)",
-            (
-                *dev,
-                "docs/deviations.md C7",
-                "docs/errors.md DRAIN_FAILED",
-                "docs/dialect-3fe196a751.md §P7 B30",
-            ),
+            drain_failed,
             "strict",
             *stored_elsewhere,
             attach(),
@@ -579,12 +571,7 @@ def deviations() -> list[Scenario]:
         scenario(
             "coordinator.left-session-released-after-last-flush",
             "A session that left the store is written once more and then released",
-            (
-                *dev,
-                "docs/deviations.md C7",
-                "docs/errors.md SESSION_NOT_LIVE",
-                "docs/dialect-3fe196a751.md §P7 B30",
-            ),
+            left_released,
             "strict",
             attached("memory"),
             create("s", cwd="/w"),
@@ -598,12 +585,7 @@ def deviations() -> list[Scenario]:
         scenario(
             "coordinator.left-session-released-on-jsonl",
             "A session that left the store is written once more and then released (a JSONL store)",
-            (
-                *dev,
-                "docs/deviations.md C7",
-                "docs/errors.md SESSION_NOT_LIVE",
-                "docs/dialect-3fe196a751.md §P7 B30",
-            ),
+            left_released,
             "strict",
             attached(),
             create("s", cwd="/w"),

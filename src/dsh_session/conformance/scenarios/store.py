@@ -82,6 +82,15 @@ def scenarios() -> list[Scenario]:
 
 
 def store_scenarios() -> list[Scenario]:
+    # A session_event observer that fails ("bad") beside one that does not ("good"), then an append.
+    failing_event_observer = (
+        observe("event", observer="bad"),
+        observe(observer="good"),
+        create("a", seed=log(TS(1))),
+        append(U("hi"), time=2000),
+        events(),
+        heard("good"),
+    )
     return [
         scenario(
             "store.create-and-list",
@@ -268,12 +277,7 @@ def store_scenarios() -> list[Scenario]:
                 "docs/errors.md OBSERVER_FAILED",
             ),
             "strict",
-            observe("event", observer="bad"),
-            observe(observer="good"),
-            create("a", seed=log(TS(1))),
-            append(U("hi"), time=2000),
-            events(),
-            heard("good"),
+            *failing_event_observer,
             Act("store.observer_errors", {}),
         ),
         scenario(
@@ -282,12 +286,7 @@ def store_scenarios() -> list[Scenario]:
             "other observers hear of it",
             (STORE, "docs/deviations.md D-S4", "docs/dialect-3fe196a751.md §C12 B11"),
             "strict",
-            observe("event", observer="bad"),
-            observe(observer="good"),
-            create("a", seed=log(TS(1))),
-            append(U("hi"), time=2000),
-            events(),
-            heard("good"),
+            *failing_event_observer,
         ),
     ]
 

@@ -28,7 +28,7 @@ from dsh_session.conformance.notation import (
     log,
     replace,
 )
-from dsh_session.conformance.scenario import Act, Scenario, balanced, new, region, scenario, surface
+from dsh_session.conformance.scenario import Scenario, balanced, new, region, scenario, surface
 from dsh_spec.codes import Code
 
 BALANCED = "dsh_spec.tool_pairing.tool_pairing_balanced"
@@ -41,15 +41,13 @@ FIXTURE = log(TS(1), U("q"), SS(1, 1), A(1, 1, "c1"), TC(1, 1, "c1"), TR(1, 1, "
 def cut(
     name: str, title: str, records: list[Record], before: Any, want: Any, refs: tuple[str, ...]
 ) -> Scenario:
-    step: Act = balanced(before)
-    step = step.fails(want) if isinstance(want, Code) else step.gives(want)
     return scenario(
         f"tool-pairing.{name}",
         title,
         (BALANCED, "docs/dialect-3fe196a751.md §C9", *refs),
         "core",
         new(records),
-        step,
+        balanced(before).ends(want),
     )
 
 
@@ -308,8 +306,6 @@ def scenarios() -> list[Scenario]:
         ),
     ]
     for name, title, records, before, want in strict:
-        step = balanced(before)
-        step = step.fails(want) if isinstance(want, Code) else step.gives(want)
         out.append(
             scenario(
                 f"tool-pairing.{name}",
@@ -317,7 +313,7 @@ def scenarios() -> list[Scenario]:
                 (BALANCED, "docs/deviations.md D-P1", "docs/dialect-3fe196a751.md §C12 B15"),
                 "strict",
                 new(records),
-                step,
+                balanced(before).ends(want),
             )
         )
     regions = [
@@ -378,8 +374,6 @@ def scenarios() -> list[Scenario]:
         ),
     ]
     for name, title, records, start, end, want, profile in regions:
-        step = region(start, end)
-        step = step.fails(want) if isinstance(want, Code) else step.gives(want)
         out.append(
             scenario(
                 f"tool-pairing.{name}",
@@ -388,7 +382,7 @@ def scenarios() -> list[Scenario]:
                 profile,
                 new(records),
                 surface(),
-                step,
+                region(start, end).ends(want),
             )
         )
     return out
