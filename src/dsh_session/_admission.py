@@ -306,6 +306,50 @@ def _payload_problem(kind: str, data: Any) -> str | None:
     return None
 
 
+def kept_as_is(event: LoggedEvent, index: int) -> bool:
+    """True when the logged event ``event`` may stand at ``index`` of a seed as it is: a
+    log-only event, no marker, no provenance, an int seq and time, text for its payload
+    (which no rule looks at for a log-only type). What admission of it would make is the
+    same event, field for field; anything else takes the full path (:func:`same_event`)."""
+    kind, seq, time = event.type, event.seq, event.time
+    return (
+        kind.__class__ is str
+        and kind != ""
+        and kind not in SURFACE_TYPES
+        and seq.__class__ is int
+        and seq == index
+        and time.__class__ is int
+        and -_EXACT <= time <= _EXACT
+        and event.surface_op is None
+        and event.source_event_seqs is None
+        and event.key_order is None
+        and held_text(event) is not None
+    )
+
+
+def same_event(made: LoggedEvent, given: LoggedEvent) -> bool:
+    """True when ``made``, admitted from the logged event ``given``, holds the very same
+    fields (the same objects where a value's type could differ, such as ``1.0`` and ``1``)."""
+    text = held_text(given)
+    if given.key_order is not None or text is None or held_text(made) is not text:
+        return False
+    if made.type is not given.type or made.time is not given.time or made.seq != given.seq:
+        return False
+    if made.source_event_seqs is not given.source_event_seqs:
+        return False
+    op, theirs = made.surface_op, given.surface_op
+    if op is None or theirs is None:
+        return op is theirs
+    if theirs.__class__ is str:
+        return op == theirs
+    return (
+        theirs.__class__ is Replace
+        and theirs.start.__class__ is int
+        and theirs.end.__class__ is int
+        and op == theirs
+    )
+
+
 def read_record(index: int, record: object) -> tuple[object, object, object, object, object]:
     """Check a stored event record's shape and seq; return its raw
     ``(type, time, data, surfaceOp, sourceEventSeqs)``."""
@@ -321,8 +365,12 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
         refs: object = MISSING if record.source_event_seqs is None else record.source_event_seqs
         if type(record) is not LoggedEvent:
             data = record.data
-        elif record.type.__class__ is str and record.type not in SURFACE_TYPES:
-            data = Encoded(held_text(record))  # no rule looks at it: a stored text stays as read
+        elif (
+            record.type.__class__ is str
+            and record.type not in SURFACE_TYPES
+            and (text := held_text(record)) is not None
+        ):
+            data = Encoded(text)  # no rule looks at it: a stored text stays as read
         else:
             data = Encoded(record.text)
         return record.type, record.time, data, op, refs

@@ -170,12 +170,17 @@ def _canonical(event: LoggedEvent) -> bytes:
     return text
 
 
-def held_text(event: LoggedEvent) -> bytes:
+def held_text(event: LoggedEvent) -> bytes | None:
     """The payload text a logged event holds, as it is: canonical, or as a load read it
-    (a :class:`~dsh_session.json_value.Stored`, put in canonical form when first needed).
-    For admission, which need not look at a log-only payload a log already holds."""
-    text: bytes = _raw(event)
-    return text
+    (a :class:`~dsh_session.json_value.Stored`, put in canonical form when first needed);
+    ``None`` if its slot holds anything else (a ``LoggedEvent`` made by hand). For
+    admission, which need not look at a log-only payload a log already holds."""
+    text = _raw(event)
+    return text if text.__class__ in _TEXTS else None
+
+
+#: What a logged event's payload slot holds: canonical text, or text as a load read it.
+_TEXTS: Final = frozenset({bytes, Stored, StoredRecord})
 
 
 def _payload(event: Event) -> Any:

@@ -4,24 +4,14 @@ from __future__ import annotations
 
 import time as _time
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Final
+from typing import Any
 
 from dsh_session import _admission
 from dsh_session._admission import MISSING
 from dsh_session.errors import InvalidEventError, InvariantViolationError
-from dsh_session.event import (
-    NULL,
-    SURFACE_TYPES,
-    Event,
-    JsonNull,
-    LoggedEvent,
-    Replace,
-    SessionHeader,
-    SurfaceOp,
-    held_text,
-)
+from dsh_session.event import NULL, SURFACE_TYPES, Event, JsonNull, LoggedEvent, SessionHeader, SurfaceOp
 from dsh_session.invariants import StructureTrace
-from dsh_session.json_value import Stored, StoredRecord, lean_text
+from dsh_session.json_value import lean_text
 from dsh_session.projection import Message, derive_event_message, message_text
 from dsh_session.request_header import EpochHeader, HeaderFold
 from dsh_session.surface import SurfaceManager
@@ -98,7 +88,7 @@ class Session:
         plain = invariants is False
         try:
             for index, record in enumerate(seed or ()):
-                if plain and record.__class__ is LoggedEvent and _plain_log_only(record, index):
+                if plain and record.__class__ is LoggedEvent and _admission.kept_as_is(record, index):
                     log.append(record)  # every rule it must pass holds already: keep it as it is
                     continue
                 kind, time, data, op, refs = _admission.read_record(index, record)
@@ -226,7 +216,7 @@ class Session:
         log = self._log
         surface.sync()
         event, span = _admission.admit(surface, len(log), kind, time, data, op, refs)
-        if type(given) is LoggedEvent and _same(event, given):
+        if type(given) is LoggedEvent and _admission.same_event(event, given):
             event = given
         trace = self._trace
         if trace is not None:
@@ -320,53 +310,6 @@ class Session:
 
 #: Marks a surface node whose message has not been projected yet.
 _UNPROJECTED: Any = object()
-
-
-def _plain_log_only(event: LoggedEvent, index: int) -> bool:
-    """True when the logged event ``event`` may stand at ``index`` of a seed as it is: a
-    log-only event, no marker, no provenance, an int seq and time, text for its payload
-    (which no rule looks at for a log-only type). What admission of it would make is the
-    same event, field for field; anything else takes the full path (:func:`_same`)."""
-    kind, seq, time = event.type, event.seq, event.time
-    return (
-        kind.__class__ is str
-        and kind != ""
-        and kind not in SURFACE_TYPES
-        and seq.__class__ is int
-        and seq == index
-        and time.__class__ is int
-        and -_EXACT <= time <= _EXACT
-        and event.surface_op is None
-        and event.source_event_seqs is None
-        and event.key_order is None
-        and held_text(event).__class__ in _TEXTS
-    )
-
-
-#: What a logged event's payload slot holds: canonical text, or text as a load read it.
-_TEXTS: Final = frozenset({bytes, Stored, StoredRecord})
-
-
-def _same(made: LoggedEvent, given: LoggedEvent) -> bool:
-    """True when ``made``, admitted from the logged event ``given``, holds the very same
-    fields (the same objects where a value's type could differ, such as ``1.0`` and ``1``)."""
-    if given.key_order is not None or held_text(made) is not held_text(given):
-        return False
-    if made.type is not given.type or made.time is not given.time or made.seq != given.seq:
-        return False
-    if made.source_event_seqs is not given.source_event_seqs:
-        return False
-    op, theirs = made.surface_op, given.surface_op
-    if op is None or theirs is None:
-        return op is theirs
-    if theirs.__class__ is str:
-        return op == theirs
-    return (
-        theirs.__class__ is Replace
-        and theirs.start.__class__ is int
-        and theirs.end.__class__ is int
-        and op == theirs
-    )
 
 
 def _op(surface_op: object) -> object:
