@@ -10,7 +10,7 @@ surface, not its log.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from itertools import repeat
 from typing import Any
 
@@ -129,9 +129,9 @@ class LogAdmitter:
 
     def admit_run(
         self,
-        kinds: list[Any],
-        times: list[Any],
-        payloads: list[Any],
+        kinds: Sequence[Any],
+        times: Sequence[Any],
+        payloads: Sequence[Any],
         on_surface: list[int],
         ops: list[Any],
         refs: list[Any],
@@ -141,7 +141,7 @@ class LogAdmitter:
         bulk path, ``persistence._bulk``), or ``None`` -- nothing changed -- unless every one
         is a record the one-at-a-time path takes as it stands and makes the same event of.
 
-        The lists hold each record's type (a ``str``), time (an ``int``) and the raw text of
+        The sequences hold each record's type (a ``str``), time (an ``int``) and the raw text of
         its payload (JSON that parses, read as ``JSON.parse`` reads it); ``on_surface`` the
         indices of the records of a surface type, ``ops`` and ``refs`` their surface
         operations (equal to ``append`` for an append) and provenances (a list of ints, or

@@ -1,6 +1,7 @@
 """Loading many stored records at once: the loaders' bulk path.
 
-A load reads thousands of records of one plain shape. Parsing each into
+A load reads thousands of records of one plain shape (JSONL lines, or
+database rows). Parsing each into
 dicts and holding each to the rules one at a time costs far more than the
 parsing the rules need, so the loaders first offer a run of records here:
 one C-level decode of the whole run (msgspec, each payload kept as the raw
@@ -22,7 +23,9 @@ put in canonical form when first needed, as the one-at-a-time path keeps it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import attrgetter
+from typing import Any
 
 import msgspec
 
@@ -30,7 +33,7 @@ from dsh_session.event import SURFACE_TYPES, Event
 from dsh_session.persistence._admit import LogAdmitter
 from dsh_session.persistence._shapes import where
 
-__all__ = ["jsonl_run"]
+__all__ = ["jsonl_run", "rows_run"]
 
 _DecodeError = msgspec.DecodeError  # ValidationError is one
 
@@ -116,3 +119,68 @@ def jsonl_run(admitter: LogAdmitter, chunk: bytes) -> list[Event] | None:
     if chunk.count(_HAS_OP) != len(ops) or chunk.count(_HAS_REFS) != given_refs:
         return None
     return admitter.admit_run(kinds, list(map(_TIME, lines)), payloads, on_surface, ops, refs, _APPEND_RAW)
+
+
+# -- database rows ------------------------------------------------------------------------
+
+_RAWS = msgspec.json.Decoder(list[msgspec.Raw])
+_PROVENANCE = msgspec.json.Decoder(list[int])
+_APPEND_TEXT = '"append"'  # the surface_op column of an append
+
+
+def rows_run(admitter: LogAdmitter, rows: Sequence[tuple[Any, ...]]) -> list[Event] | None:
+    """The admitted events of a run of event rows ``(seq, type, time, data,
+    source_event_seqs, surface_op)`` (by seq, the next seq first), or ``None`` when the
+    run is not all plain (see the module doc; nothing changed then).
+
+    A row is plain when its columns hold their types, its ``data`` column is one JSON
+    value spelled without surrounding blanks, and a log-only row's surface columns are
+    NULL; a surface row's ``surface_op`` is ``"append"`` as ``append`` writes it and its
+    provenance a JSON array of integers.
+    """
+    count = len(rows)
+    if not count:
+        return []
+    seqs, kinds, times, datas, refs, ops = zip(*rows, strict=True)
+    if {*map(type, seqs)} != {int} or {*map(type, times)} != {int} or {*map(type, datas)} != {str}:
+        return None
+    if {*map(type, kinds)} != {str}:
+        return None
+    start = admitter.next_seq
+    if list(seqs) != list(range(start, start + count)):
+        return None
+    try:
+        joined = ("[" + ",".join(datas) + "]").encode()
+    except UnicodeEncodeError:  # a lone surrogate: never in a database's text, but be sure
+        return None
+    if not plain_payloads(joined):
+        return None
+    try:
+        payloads = _RAWS.decode(joined)
+    except (_DecodeError, RecursionError):
+        return None
+    # The values tile the array: with each as long as its column (and so no blank between
+    # them), each is its column -- every data column holds exactly one JSON value.
+    lengths = list(map(len, datas)) if joined.isascii() else list(map(len, map(str.encode, datas)))
+    if list(map(len, payloads)) != lengths:
+        return None
+    on_surface = where(list(map(_IS_SURFACE, kinds)))
+    surface_ops = [ops[index] for index in on_surface]
+    surface_refs: list[Any] = []
+    for index in on_surface:
+        text = refs[index]
+        if text is None:
+            surface_refs.append(None)
+            continue
+        if text.__class__ is not str:
+            return None
+        try:
+            surface_refs.append(_PROVENANCE.decode(text))
+        except (_DecodeError, RecursionError):
+            return None
+    # No log-only row carries a surface field (a surface row's operation that is not a
+    # string is not an append: admit_run declines it).
+    log_only = count - len(on_surface)
+    if ops.count(None) != log_only or refs.count(None) != log_only + surface_refs.count(None):
+        return None
+    return admitter.admit_run(kinds, times, payloads, on_surface, surface_ops, surface_refs, _APPEND_TEXT)

@@ -107,12 +107,20 @@ def _scan(
     read_at: Callable[[int], tuple[Any, bytes | None]],
     keep: Callable[[Any], None],
     take: Callable[[dict[str, Any], bytes | None], Any] | None,
+    start: int = 0,
+    failure: Exception | None = None,
 ) -> None:
     """The scan of :func:`scan_rows`, handing each kept record (or what ``take`` makes of it)
     to ``keep`` in order; ``read_at(index)`` reads a row's record (and the payload's text
     when it may be kept as it is). If ``take`` raises,
     the scan still finishes (damage is reported first, as the rules order it) and then
-    ``take``'s first error is raised."""
+    ``take``'s first error is raised.
+
+    ``start`` rows are already kept (each the next event, read and taken without damage),
+    ``failure`` what ``take`` raised on the last of them if it did: the scan goes on from
+    there as if it had read them itself."""
+    if start == len(rows) and failure is None:
+        return  # (every row kept: no damage to look for)
     if rows and rows[0][0] < 0:
         raise CorruptStoreError(
             Code.STORE_CORRUPT,
@@ -128,8 +136,8 @@ def _scan(
             if record is not HOLE and record is not TOO_DEEP:
                 last_turn_end = index
                 break
-    failure: Exception | None = None
-    for index, row in enumerate(rows):
+    for index in range(start, len(rows)):
+        row = rows[index]
         record, stored = read_at(index)
         if record is TOO_DEEP:
             raise too_deep(where, None, f"row seq {row[0]}", row[0])
@@ -209,16 +217,65 @@ def check_row(row: Row, where: str) -> None:
 
 
 def kept_records(
-    rows: Sequence[Row], where: str, take: Callable[[dict[str, Any], bytes | None], Any] | None = None
+    rows: Sequence[Row],
+    where: str,
+    take: Callable[[dict[str, Any], bytes | None], Any] | None = None,
+    bulk: Callable[[Sequence[Row]], list[Any] | None] | None = None,
 ) -> list[Any]:
     """The records of the leading rows a load keeps (:func:`scan_rows`), read from ``where``;
     with ``take``, what it makes of each, in order, as soon as the record is read (so no
-    parsed record outlives its own use; ``take``'s error is raised after the scan's)."""
-    for row in rows:
-        check_row(row, where)
+    parsed record outlives its own use; ``take``'s error is raised after the scan's).
+
+    ``bulk(run)``, given with ``take``, is offered the leading rows a run at a time: it
+    returns what ``take`` would have made of each of them, or ``None`` to leave the run to
+    ``take`` row by row (``persistence._bulk``); the result is the same either way."""
     kept: list[Any] = []
-    _scan(rows, where, lambda index: read_row(rows[index]), kept.append, take)
+    start, failure = 0, None
+    if take is not None and bulk is not None:
+        start, failure = _plain_prefix(rows, where, take, bulk, kept)
+    for index in range(start, len(rows)):
+        check_row(rows[index], where)
+    _scan(rows, where, lambda index: read_row(rows[index]), kept.append, take, start, failure)
     return kept
+
+
+#: How many rows are offered to ``bulk`` at a time: the lists of a run are young, and every
+#: collection of the young generation walks them, so they are kept short.
+_RUN_ROWS = 512
+
+
+def _plain_prefix(
+    rows: Sequence[Row],
+    where: str,
+    take: Callable[[dict[str, Any], bytes | None], Any],
+    bulk: Callable[[Sequence[Row]], list[Any] | None],
+    kept: list[Any],
+) -> tuple[int, Exception | None]:
+    """Keep the leading rows that hold their types, read without damage, are each the next
+    event and that ``take`` accepts: runs ``bulk`` takes whole, the others row by row.
+    Returns how many rows are kept, and ``take``'s error if it refused the row after them
+    (then that row is counted as read: the scan goes on after it, as its own would)."""
+    count = len(rows)
+    for begin in range(0, count, _RUN_ROWS):
+        end = min(begin + _RUN_ROWS, count)
+        run = bulk(rows[begin:end])
+        if run is not None:
+            kept.extend(run)
+            continue
+        for index in range(begin, end):
+            row = rows[index]
+            try:
+                check_row(row, where)
+            except CorruptStoreError:
+                return index, None  # the checks of every row left raise it, in order
+            record, stored = read_row(row)
+            if record is HOLE or record is TOO_DEEP or row[0] != index:
+                return index, None  # the scan reads this row again and refuses it
+            try:
+                kept.append(take(record, stored))
+            except Exception as error:  # raised once the whole table is scanned
+                return index + 1, error
+    return count, None
 
 
 def header_row(row: Sequence[Any], where: str) -> SessionHeader:

@@ -22,11 +22,13 @@ import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 
 from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence._admit import LogAdmitter
 from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, refusal, settle_load
+from dsh_session.persistence._bulk import rows_run
 from dsh_session.persistence._rows import Row, event_row, header_row, kept_records
 from dsh_session.persistence.errors import (
     CorruptStoreError,
@@ -167,7 +169,9 @@ class SqliteBackend(BackendBase):
         header, rows = self._read_session(session_id)
         admitter = LogAdmitter()
         try:
-            events: list[Event] = kept_records(rows, self.path, admitter.admit_parsed)
+            # Plain runs of rows in bulk, the rest row by row (persistence._bulk): the same events.
+            bulk = partial(rows_run, admitter)
+            events: list[Event] = kept_records(rows, self.path, admitter.admit_parsed, bulk)
         except InvalidEventError as error:
             raise refusal(error, lambda index: Where(self.path, None, f"row seq {rows[index][0]}")) from None
         except CorruptStoreError:
