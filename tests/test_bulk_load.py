@@ -7,6 +7,7 @@ spelling, broken rules, damage, torn tails)."""
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Callable
 from functools import partial
@@ -17,8 +18,8 @@ import pytest
 from bench.w1_log import w1_log
 from dsh_session import JsonlBackend, SessionHeader
 from dsh_session.errors import DshSessionError
-from dsh_session.event import LoggedEvent, _raw, payload_text
-from dsh_session.json_value import Stored
+from dsh_session.event import LoggedEvent, _raw, held, payload_text
+from dsh_session.json_value import STORED
 from dsh_session.persistence import _bulk, jsonl_scan
 from dsh_session.persistence._admit import LogAdmitter
 from dsh_session.persistence._codec import event_line, header_line
@@ -206,7 +207,8 @@ def test_a_plain_log_is_taken_in_bulk_and_keeps_each_payload_as_stored() -> None
     events = _bulk.jsonl_run(admitter, body)
     assert events is not None and len(events) == len(PLAIN)  # the fast path is really taken
     assert all(type(e) is LoggedEvent for e in events)
-    assert all(type(_raw(e)) is Stored for e in events)  # canonical form left for first use
+    assert all(isinstance(e, LoggedEvent) and held(e) == (_raw(e), STORED) for e in events)  # canonical later
+    assert not any(gc.is_tracked(_raw(e)) for e in events)  # nothing a load keeps is walked by the collector
     assert [event_line(e).encode() for e in events] == PLAIN
     assert admitter.next_seq == len(PLAIN)
     assert admitter._surface.seqs() == [e.seq for e in events if e.surface_op is not None]

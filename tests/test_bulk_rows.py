@@ -30,8 +30,8 @@ from hypothesis import strategies as st
 from bench.w1_log import w1_log
 from dsh_session import SessionHeader, SqliteBackend
 from dsh_session.errors import DshSessionError
-from dsh_session.event import Event, LoggedEvent, _raw, payload_text
-from dsh_session.json_value import Stored
+from dsh_session.event import Event, LoggedEvent, _raw, held, payload_text
+from dsh_session.json_value import STORED
 from dsh_session.persistence import _bulk, _rows, sqlite
 from dsh_session.persistence._admit import LogAdmitter
 from dsh_session.persistence._rows import event_row, kept_records
@@ -287,7 +287,7 @@ def test_plain_rows_are_taken_in_bulk_and_keep_each_payload_as_stored() -> None:
     admitter = LogAdmitter()
     events = _bulk.rows_run(admitter, PLAIN)
     assert events is not None and len(events) == len(PLAIN)  # the fast path is really taken
-    assert all(type(event) is LoggedEvent and type(_raw(event)) is Stored for event in events)
+    assert all(type(event) is LoggedEvent and held(event) == (_raw(event), STORED) for event in events)
     assert [event_row(event) for event in events] == PLAIN
     assert admitter.next_seq == len(PLAIN)
     assert admitter._surface.seqs() == [event.seq for event in events if event.surface_op is not None]

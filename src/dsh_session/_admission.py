@@ -13,7 +13,7 @@ from collections.abc import Container, Mapping
 from typing import Any
 
 from dsh_session.errors import Code, InvalidEventError
-from dsh_session.event import APPEND, SURFACE_TYPES, Event, LoggedEvent, Replace, SurfaceOp, held_text
+from dsh_session.event import APPEND, SURFACE_TYPES, Event, LoggedEvent, Replace, SurfaceOp, held
 from dsh_session.json_value import NotJsonError, TooDeepError, canonical_number, decode, encode
 from dsh_session.surface import SurfaceManager
 
@@ -37,16 +37,17 @@ def _shown(value: object) -> str:
 
 
 class Encoded:
-    """A payload that is already canonical JSON text (a logged event's), so admission
-    need not check and encode it again."""
+    """A payload that is already text a logged event holds (canonical, or in ``form`` as a
+    load read it), so admission need not check and encode it again."""
 
-    __slots__ = ("text",)
+    __slots__ = ("form", "text")
 
-    def __init__(self, text: bytes) -> None:
+    def __init__(self, text: bytes, form: int = 0) -> None:  # 0: json_value.CANONICAL
         self.text = text
+        self.form = form
 
     def __repr__(self) -> str:
-        return repr(decode(self.text))
+        return repr(decode(self.text)) if self.form == 0 else f"Encoded({self.text!r}, {self.form})"
 
 
 def _reject(code: Code, seq: int, kind: object, message: str) -> InvalidEventError:
@@ -77,6 +78,7 @@ def admit(
     *,
     known: Container[int] | None = None,
     text: bytes | None = None,
+    form: int = 0,
 ) -> tuple[LoggedEvent, list[int] | None]:
     """The event to store at ``seq``, and for a replace the seqs it shadows (head to tail).
 
@@ -84,8 +86,8 @@ def admit(
     is a JSON value, or :class:`Encoded` text. ``surface`` must be synced with
     the log. ``known`` holds the seqs a provenance entry may name; ``None``
     means all of ``[0, seq)``. ``text``, when given, is ``data``'s canonical
-    text, which the caller has found (and ``data`` is then canonical).
-    """
+    text, which the caller has found (and ``data`` is then canonical), or ``data``'s text as a
+    store held it in ``form`` (``json_value.STORED``, ``STORED_RECORD``)."""
     if kind.__class__ is not str or not kind:
         raise _reject(
             Code.MALFORMED_EVENT,
@@ -104,7 +106,7 @@ def admit(
     if text is not None:
         pass
     elif data.__class__ is Encoded:
-        text = data.text
+        text, form = data.text, data.form
         data = _Lazy
     else:
         try:
@@ -127,7 +129,7 @@ def admit(
                 kind,
                 f"{kind} at seq {seq} is not surface-eligible and cannot carry a surfaceOp",
             )
-        return LoggedEvent(kind, seq, stamp, text), None
+        return LoggedEvent(kind, seq, stamp, text, None, None, None, form), None
 
     if surface_op is MISSING:
         raise _reject(
@@ -150,7 +152,7 @@ def admit(
     if problem is not None:
         raise _reject(Code.INVALID_PAYLOAD, seq, kind, f"{kind} at seq {seq}: {problem}")
     if op == APPEND:
-        return LoggedEvent(kind, seq, stamp, text, refs, APPEND), None
+        return LoggedEvent(kind, seq, stamp, text, refs, APPEND, None, form), None
     assert isinstance(op, Replace)
     span = surface._span(op.start, op.end)
     if span == "start":
@@ -185,7 +187,7 @@ def admit(
             f"{kind} at seq {seq}: sourceEventSeqs must name every node the replace shadows; "
             f"missing {', '.join(map(str, missing))}",
         )
-    return LoggedEvent(kind, seq, stamp, text, refs, op), span
+    return LoggedEvent(kind, seq, stamp, text, refs, op, None, form), span
 
 
 #: Stands for a payload that was given as encoded text (decoded only if a rule looks at it).
@@ -323,15 +325,17 @@ def kept_as_is(event: LoggedEvent, index: int) -> bool:
         and event.surface_op is None
         and event.source_event_seqs is None
         and event.key_order is None
-        and held_text(event) is not None
+        and held(event) is not None
     )
 
 
 def same_event(made: LoggedEvent, given: LoggedEvent) -> bool:
     """True when ``made``, admitted from the logged event ``given``, holds the very same
     fields (the same objects where a value's type could differ, such as ``1.0`` and ``1``)."""
-    text = held_text(given)
-    if given.key_order is not None or text is None or held_text(made) is not text:
+    theirs_held, mine = held(given), held(made)
+    if given.key_order is not None or theirs_held is None or mine is None:
+        return False
+    if mine[0] is not theirs_held[0] or mine[1] != theirs_held[1]:
         return False
     if made.type is not given.type or made.time is not given.time or made.seq != given.seq:
         return False
@@ -368,9 +372,9 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
         elif (
             record.type.__class__ is str
             and record.type not in SURFACE_TYPES
-            and (text := held_text(record)) is not None
+            and (kept := held(record)) is not None
         ):
-            data = Encoded(text)  # no rule looks at it: a stored text stays as read
+            data = Encoded(*kept)  # no rule looks at it: a stored text stays as read
         else:
             data = Encoded(record.text)
         return record.type, record.time, data, op, refs

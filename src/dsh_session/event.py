@@ -8,7 +8,7 @@ from typing import Any, Final, Literal, NamedTuple
 import msgspec
 
 from dsh_session._frozen import thaw
-from dsh_session.json_value import Stored, StoredRecord, canonical_stored, decode, encode
+from dsh_session.json_value import CANONICAL, canonical_stored, decode, encode
 
 #: The on-disk session format version; every other version is refused.
 SESSION_FORMAT_VERSION: Final = 0
@@ -136,7 +136,12 @@ class LoggedEvent(Event, frozen=True, eq=False, gc=False):
     Made only by admission, which has checked and encoded the payload. Nothing
     it holds refers to a container, so the cyclic garbage collector never
     tracks it: a log of any length adds nothing for the collector to walk.
+    ``_form`` says how the slot holds the text (``json_value.CANONICAL``, or
+    as a load read it: ``STORED``, ``STORED_RECORD``); ``text`` and ``data``
+    put it in canonical form the first time they are asked.
     """
+
+    _form: int = CANONICAL
 
     @property
     def text(self) -> bytes:
@@ -155,32 +160,33 @@ def payload_text(event: Event) -> bytes:
     return encode(event.data)
 
 
-#: The ``data`` slot itself, under the property that decodes it.
+#: The ``data`` slot itself, under the property that decodes it, and the text's form.
 _slot = Event.__dict__["data"]
 _raw = _slot.__get__
+_form_slot = LoggedEvent.__dict__["_form"]
+_form_of = _form_slot.__get__
 
 
 def _canonical(event: LoggedEvent) -> bytes:
-    """A logged event's canonical payload text; a payload kept as a load read it
-    (:class:`~dsh_session.json_value.Stored`) is put in canonical form now, once."""
+    """A logged event's canonical payload text; a payload kept as a load read it is put in
+    canonical form now, once."""
     text: bytes = _raw(event)
-    if text.__class__ is Stored or text.__class__ is StoredRecord:
-        text = canonical_stored(text)
-        _slot.__set__(event, text)  # the same value, now in canonical form: frozen as far as anyone sees
+    form = _form_of(event)
+    if form:
+        text = canonical_stored(text, form)
+        # The same value, now in canonical form: frozen as far as anyone sees.
+        _slot.__set__(event, text)
+        _form_slot.__set__(event, CANONICAL)
     return text
 
 
-def held_text(event: LoggedEvent) -> bytes | None:
-    """The payload text a logged event holds, as it is: canonical, or as a load read it
-    (a :class:`~dsh_session.json_value.Stored`, put in canonical form when first needed);
-    ``None`` if its slot holds anything else (a ``LoggedEvent`` made by hand). For
+def held(event: LoggedEvent) -> tuple[bytes, int] | None:
+    """The payload text a logged event holds, as it is, and its form (canonical, or as a load
+    read it: see ``_form``); ``None`` if its slot holds anything but ``bytes`` (a
+    ``LoggedEvent`` made by hand, or a canonical text only JavaScript's reading takes). For
     admission, which need not look at a log-only payload a log already holds."""
     text = _raw(event)
-    return text if text.__class__ in _TEXTS else None
-
-
-#: What a logged event's payload slot holds: canonical text, or text as a load read it.
-_TEXTS: Final = frozenset({bytes, Stored, StoredRecord})
+    return (text, _form_of(event)) if text.__class__ is bytes else None
 
 
 def _payload(event: Event) -> Any:

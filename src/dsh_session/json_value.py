@@ -31,7 +31,7 @@ import math
 import re
 import threading
 from json.encoder import encode_basestring
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 import orjson
@@ -72,34 +72,28 @@ class Text(bytes):
     __slots__ = ()
 
 
-class Stored(bytes):
-    """A payload's text as a store holds it, read once already: JSON (it parsed) that nests at
-    most :data:`MAX_DEPTH` deep, but not yet known to be canonical.
-
-    A load keeps it as it is and :func:`canonical_stored` puts it in canonical
-    form the first time it is needed (which cannot fail: only a parsed value's
-    spelling may change, as JavaScript reads it -- key order, ``2.0`` as ``2``,
-    an integer beyond 2**53 as the double it rounds to).
-    """
-
-    __slots__ = ()
-
-
-class StoredRecord(Stored):
-    """A whole stored event record's text (a JSONL line): the payload is its ``data``. Kept
-    as it is by a load that found the line read by orjson (and so reads it the same
-    way again); cheaper to keep than to cut the payload out of the line."""
-
-    __slots__ = ()
+#: How a logged event holds its payload's text (``LoggedEvent._form``): canonical; as a store
+#: held the payload, read once already (JSON that parsed and nests at most :data:`MAX_DEPTH`
+#: deep, not yet known to be canonical); or as the whole stored record (a JSONL line read by
+#: orjson), whose ``data`` is the payload. A load keeps the text as it is and
+#: :func:`canonical_stored` puts it in canonical form the first time it is needed (which cannot
+#: fail: only a parsed value's spelling may change, as JavaScript reads it -- key order, ``2.0``
+#: as ``2``, an integer beyond 2**53 as the double it rounds to). A flag on the event, not a
+#: ``bytes`` subclass: instances of a Python class are tracked by the cyclic collector, plain
+#: ``bytes`` are not.
+CANONICAL: Final = 0
+STORED: Final = 1
+STORED_RECORD: Final = 2
 
 
-def canonical_stored(stored: bytes) -> bytes:
-    """The canonical text of the payload whose stored text is ``stored`` (a :class:`Stored`)."""
+def canonical_stored(stored: bytes, form: int) -> bytes:
+    """The canonical text of the payload held as ``stored`` in ``form`` (:data:`STORED` or
+    :data:`STORED_RECORD`)."""
     try:
-        value = _loads(memoryview(stored))  # (orjson takes no bytes subclass)
+        value = _loads(stored)
     except orjson.JSONDecodeError:  # what orjson cannot read (a lone-surrogate escape, ...)
-        value = _on_fixed_stack(json.loads, bytes(stored))
-    if stored.__class__ is StoredRecord:
+        value = _on_fixed_stack(json.loads, stored)
+    if form == STORED_RECORD:
         value = value["data"]
     text = lean_text(value)
     if text is not None:

@@ -18,7 +18,7 @@ import msgspec
 
 from dsh_session import _admission
 from dsh_session.event import APPEND, EVENT_KEY_ORDER, SURFACE_TYPES, Event, LoggedEvent
-from dsh_session.json_value import MAX_DEPTH, Stored, StoredRecord, lean_text
+from dsh_session.json_value import CANONICAL, MAX_DEPTH, STORED, STORED_RECORD, lean_text
 from dsh_session.persistence._fast_freeze import Unusual, freeze_parsed
 from dsh_session.persistence._shapes import payloads_fit, where
 from dsh_session.surface import SurfaceManager
@@ -75,7 +75,7 @@ class LogAdmitter:
         ``stored``, when given, is the text the store holds for the payload (what
         the parser read ``data`` from; with ``whole``, the whole record's text): the
         event keeps it as it is, and it is put in canonical form when first needed
-        (:class:`~dsh_session.json_value.Stored`), so a load encodes nothing. A
+        (``LoggedEvent._form``), so a load encodes nothing. A
         payload that may nest too deep is checked now.
         """
         seq = self._next
@@ -83,9 +83,9 @@ class LogAdmitter:
             text: bytes | None
             if stored is not None and stored.count(b"[") + stored.count(b"{") <= MAX_DEPTH:
                 # Brackets (in strings too) bound the depth: not too deep.
-                text = StoredRecord(stored) if whole else Stored(stored)
+                text, form = bytes(stored), STORED_RECORD if whole else STORED
             else:
-                text = lean_text(record["data"])
+                text, form = lean_text(record["data"]), CANONICAL
             if text is not None:
                 kind, time = record["type"], record["time"]
                 shared = _KINDS.get(kind) if kind.__class__ is str else kind
@@ -106,7 +106,7 @@ class LogAdmitter:
                     and -_EXACT <= time <= _EXACT
                 ):
                     self._next = seq + 1
-                    return LoggedEvent(kind, seq, time, text)
+                    return LoggedEvent(kind, seq, time, text, None, None, None, form)
                 event, span = _admission.admit(
                     self._surface,
                     seq,
@@ -116,6 +116,7 @@ class LogAdmitter:
                     record.get("surfaceOp", _admission.MISSING),
                     record.get("sourceEventSeqs", _admission.MISSING),
                     text=text,
+                    form=form,
                 )
                 if event.surface_op is not None:
                     self._surface._fold_event(event, span)
@@ -188,9 +189,19 @@ class LogAdmitter:
             if len(_KINDS) < _KINDS_LIMIT:
                 _KINDS[kind] = kind
         kinds = list(map(_KINDS.get, kinds, kinds))  # one string object per event type
-        texts = list(map(Stored, payloads))
+        texts = list(map(bytes, payloads))
         events: list[Event] = list(
-            map(LoggedEvent, kinds, range(start, start + count), times, texts, refs_out, ops_out)
+            map(
+                LoggedEvent,
+                kinds,
+                range(start, start + count),
+                times,
+                texts,
+                refs_out,
+                ops_out,
+                repeat(None),
+                repeat(STORED),
+            )
         )
         self._surface._append_run([start + index for index in on_surface])
         self._next = start + count

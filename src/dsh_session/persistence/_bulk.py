@@ -17,7 +17,7 @@ suspicious number -- and the run is declined (``None``, nothing changed):
 the caller reads it the careful way, record by record, whose rules and
 messages are the definition. The bulk path decides nothing but "fast".
 
-Each payload is kept as its stored text (:class:`~dsh_session.json_value.Stored`),
+Each payload is kept as its stored text (``json_value.STORED``),
 put in canonical form when first needed, as the one-at-a-time path keeps it.
 """
 

@@ -59,7 +59,7 @@ def row_record(row: Row) -> Any:
 
 def read_row(row: Row) -> tuple[Any, bytes | None]:
     """:func:`row_record`, and the ``data`` column's text when orjson read it (so a load may
-    keep that text as it is: :class:`~dsh_session.json_value.Stored`), else ``None``."""
+    keep that text as it is: ``json_value.STORED``), else ``None``."""
     seq, kind, time, data_text, refs_text, op_text = row
     try:
         data = _loads(data_text)
