@@ -119,6 +119,14 @@ class Twin:
         same_json(self.session.events.to_json(), records, "the seeded log")
         self.log = expected
 
+    def copy(self) -> Twin:
+        """Another twin holding the same log (the session seeded with this one's events), to
+        try appends on without changing this one."""
+        twin = Twin(self.session.id)
+        twin.session = Session(self.session.id, list(self.session.events), clock=lambda: next(twin.clock))
+        twin.log = self.log
+        return twin
+
     @property
     def order(self) -> tuple[int, ...]:
         surface = dsh_spec.fold_surface(self.log)
