@@ -39,7 +39,10 @@ from dsh_session import (
     StoreUnreachableError,
     UnrepresentableError,
 )
+from dsh_session.event import payload_text
 from dsh_session.persistence import POSTGRES_SCHEMA_VERSION
+from dsh_session.persistence import postgres as postgres_module
+from dsh_session.persistence._bulk import rows_run
 from dsh_session.persistence.postgres_schema import quote_ident
 from tests.backends import ENVS, PostgresTamper
 from tests.crash_writer import SESSION, TURNS, open_backend
@@ -643,3 +646,29 @@ def test_the_library_imports_without_psycopg() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "PostgresBackend" in done.stdout
+
+
+def test_a_load_takes_plain_rows_in_bulk_and_gives_what_the_row_scan_gives(
+    opened: Callable[..., PostgresBackend], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events = w1_log(40, "s")  # 520 plain events: more than one run of rows
+    backend = opened()
+    backend.create(SessionHeader("s", 0))
+    for start in range(0, len(events), 13):
+        backend.append("s", events[start : start + 13])
+    taken: list[int] = []
+
+    def counted(admitter: Any, run: Any) -> Any:
+        made = rows_run(admitter, run)
+        taken.append(0 if made is None else len(made))
+        return made
+
+    monkeypatch.setattr(postgres_module, "rows_run", counted)
+    bulk = opened(read_only=True).load("s")
+    assert sum(taken) == len(events)  # every row came through the bulk path
+    monkeypatch.setattr(postgres_module, "rows_run", lambda admitter, run: None)  # the row scan alone
+    careful = opened(read_only=True).load("s")
+    assert [e.to_json() for e in bulk.events] == [e.to_json() for e in careful.events]
+    assert [payload_text(e) for e in bulk.events] == [payload_text(e) for e in careful.events] == [
+        payload_text(e) for e in events
+    ]

@@ -40,12 +40,14 @@ import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence._admit import LogAdmitter
 from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, refusal, settle_load
+from dsh_session.persistence._bulk import rows_run
 from dsh_session.persistence._rows import Row, event_row, header_row, kept_records
 from dsh_session.persistence.errors import (
     ConnectionLostError,
@@ -188,8 +190,12 @@ class PostgresBackend(BackendBase):
     def _load(self, session_id: str, expect: int | None, close_turn: bool = True) -> Loaded:
         admitter = LogAdmitter()
         try:
+            # Plain runs of rows in bulk, the rest row by row (persistence._bulk): the same events.
             sid, header, rows, events = self._read_session(
-                session_id, lambda conn: self._fetch(conn, session_id), admitter.admit_parsed
+                session_id,
+                lambda conn: self._fetch(conn, session_id),
+                admitter.admit_parsed,
+                partial(rows_run, admitter),
             )
         except InvalidEventError as error:
             raise refusal(error, lambda seq: Where(self.path, None, f"row seq {seq}")) from None
@@ -320,16 +326,17 @@ class PostgresBackend(BackendBase):
         session_id: str,
         fetch: Callable[[Conn], tuple[Any, list[Row]] | None],
         take: Callable[[dict[str, Any], bytes | None], Any] | None = None,
+        bulk: Callable[[Sequence[Row]], list[Any] | None] | None = None,
     ) -> tuple[int, SessionHeader, list[Row], list[Any]]:
         """The session's ``sid``, header, event rows and the records of the rows a load keeps
-        (or what ``take`` makes of each: :func:`kept_records`), read by ``fetch``
+        (or what ``take`` makes of each, ``bulk`` offered runs: :func:`kept_records`), read by ``fetch``
         (:meth:`_fetch` in some transaction); ``SESSION_NOT_FOUND`` when the store does not
         hold it."""
         found = self._read(session_id, "reading", fetch) if self._may_hold(session_id) else None
         if found is None:
             raise self._not_found(session_id, self.path)
         head, rows = found
-        return head[0], header_row(head[1:], self.path), rows, kept_records(rows, self.path, take)
+        return head[0], header_row(head[1:], self.path), rows, kept_records(rows, self.path, take, bulk)
 
     def _fetch(self, conn: Conn, session_id: str) -> tuple[Any, list[Row]] | None:
         head = conn.execute(self._q.header, (session_id,)).fetchone()
