@@ -16,13 +16,22 @@ the same refusal (code and seq).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 import dsh_spec
-from dsh_session import EpochHeader, RequestHeaderError, Session, next_header_event
+from dsh_session import (
+    EpochHeader,
+    HeaderDelta,
+    RequestHeaderError,
+    Session,
+    canonical_header,
+    header_equals,
+    next_header_event,
+)
 from dsh_spec import Rejection
 from tests.machine_logs import JS_KEYS, JS_NUMBERS
 from tests.machine_support import Twin, plain, require, same_json
@@ -79,6 +88,11 @@ BAD_DELTAS: tuple[Any, ...] = (
     {"tools": {"added": [{"name": 5}], "removed": [], "changed": []}},
     {"tools": {"added": [], "removed": [5], "changed": []}},
     {"tools": {"added": [], "removed": []}},
+    {"tools": {"added": [], "removed": "read", "changed": []}},
+    {"tools": {"added": [], "removed": {"read": 1}, "changed": []}},
+    {"tools": {"added": [{"description": "no name"}], "removed": [], "changed": []}},
+    {"tools": {"added": [], "removed": [], "changed": [{"name": 7}]}},
+    {"system": {"keepStart": 2, "keepEnd": -2, "insert": []}},
     {"tools": {"added": [], "removed": [], "changed": [{"description": "no name"}]}},
     {"tools": []},
     {"config": "m3"},
@@ -92,6 +106,27 @@ BAD_DELTAS: tuple[Any, ...] = (
     [],
     "delta",
 )
+#: Well-formed deltas a writer may log that ``next_header_event`` rarely or never makes: trailing
+#: lines kept, counts past the line count, tools by name with a key the codec ignores.
+GOOD_DELTAS: tuple[Any, ...] = (
+    {"system": {"keepStart": 1, "keepEnd": 1, "insert": ["Be kind."]}},
+    {"system": {"keepStart": 0, "keepEnd": 2, "insert": []}},
+    {"system": {"keepStart": 9, "keepEnd": 9, "insert": ["x"]}},
+    {
+        "tools": {
+            "added": [{"name": "edit", "description": "edit tool"}],
+            "removed": ["read"],
+            "changed": [{"name": "bash", "description": "bash v2"}],
+            "note": "ignored",
+        }
+    },
+    {"tools": {"added": [], "removed": [], "changed": [], "extra": True}},
+    {"messagePrefix": [{"role": "user", "content": "c"}], "config": {"model": "m3"}},
+)
+#: Values that are not JSON (the spec's ``canonical_json`` says so) where a header part belongs.
+NOT_JSON: tuple[Any, ...] = (float("nan"), float("inf"), {1: "x"}, {"s": {1}}, b"x", (1, 2))
+
+
 BAD_SNAPSHOTS: tuple[Any, ...] = (
     {"header": {"system": "no config"}, "reason": "initial"},
     {"header": {"config": [], "system": "x"}, "reason": "initial"},
@@ -104,6 +139,44 @@ BAD_SNAPSHOTS: tuple[Any, ...] = (
     None,
     "header",
 )
+
+
+def attempt(call: Callable[[], Any]) -> Any:
+    """What ``call()`` does: ``"ok"``, or the exception it raises by class name (and code)."""
+    try:
+        call()
+    except Exception as error:
+        code = getattr(error, "code", None)
+        return type(error).__name__ if code is None else (type(error).__name__, str(code))
+    return "ok"
+
+
+def assignments(target: Any, fields: tuple[str, ...]) -> list[Any]:
+    """What an attempt to set each of ``fields`` on ``target`` does."""
+    return [attempt(lambda name=name: setattr(target, name, None)) for name in fields]  # type: ignore[misc]
+
+
+def impl_read(call: Callable[[], Any]) -> Any:
+    """A header or delta the implementation read, as JSON, or its refusal as ``(code, seq)``."""
+    try:
+        value = call()
+    except RequestHeaderError as error:
+        return (str(error.code), error.seq)
+    return value.to_json()
+
+
+def spec_read(value: Any, to_json: Callable[[Any], Any]) -> Any:
+    return (str(value.code), value.seq) if isinstance(value, Rejection) else to_json(value)
+
+
+def spec_header_json(header: Any) -> Any:
+    return dsh_spec.header_json(dsh_spec.canonical_header(header))
+
+
+HEADER_FIELDS = ("config", "system", "tools", "message_prefix")
+DELTA_FIELDS = ("system", "tools", "config", "message_prefix")
+SYSTEM_FIELDS = ("keep_start", "keep_end", "insert")
+TOOLS_FIELDS = ("added", "removed", "changed")
 
 
 def impl_fold(call: Any) -> Any:
@@ -180,3 +253,95 @@ class HeaderMachine(RuleBasedStateMachine):
     @rule()
     def something_else(self) -> None:
         self.twin.offer("assistant/chunk", {"text": "x"})
+
+    @rule(header=headers(), delta=st.sampled_from((*GOOD_DELTAS, *BAD_DELTAS)), again=st.booleans())
+    def amend(self, header: dict[str, Any], delta: Any, again: bool) -> None:
+        """A delta, well-formed or not, while a header is in force: a snapshot of ``header``
+        first when none is (or anyway, ``again``)."""
+        in_force = dsh_spec.fold_request_header(self.twin.log)
+        if again or in_force is None or isinstance(in_force, Rejection):
+            self.twin.offer("request/header", {"header": header, "reason": "resume"})
+        self.twin.offer("request/header-delta", delta)
+
+    @rule(seq=st.sampled_from((None, 0, 7, 300)))
+    def read_every_payload(self, seq: int | None) -> None:
+        """Every delta and header of the lists read by both codecs alone (``from_json`` against
+        ``parse_delta`` / ``parse_header``): the same value or the same refusal. The values read
+        are frozen as the spec's are, and ``==`` on two readings of one delta is the spec's;
+        ``seq`` is keyword-only; a value that is not JSON is refused with the reader's code."""
+        for raw in (*GOOD_DELTAS, *BAD_DELTAS):
+            value: Any = dsh_spec.canonical_json(raw)  # as a log holds it (``1.0`` is the integer 1)
+            got = impl_read(lambda: HeaderDelta.from_json(value, seq=seq))  # noqa: B023
+            expected = dsh_spec.parse_delta(value, seq)
+            same_json(got, spec_read(expected, dsh_spec.delta_json), f"HeaderDelta.from_json({value!r})")
+            if not isinstance(expected, Rejection):
+                self.compare_deltas(value)
+        for snapshot in BAD_SNAPSHOTS:
+            header: Any = dsh_spec.canonical_json(
+                snapshot.get("header") if isinstance(snapshot, dict) else snapshot
+            )
+            got = impl_read(lambda: EpochHeader.from_json(header, seq=seq))  # noqa: B023
+            want = spec_read(dsh_spec.parse_header(header, seq), spec_header_json)
+            same_json(got, want, f"EpochHeader.from_json({header!r})")
+        readers: list[Any] = [EpochHeader.from_json, HeaderDelta.from_json]
+        for call in (lambda: readers[0]({"config": {}}, 3), lambda: readers[1]({}, 3)):
+            require(attempt(call) == "TypeError", "from_json took seq as a positional argument")
+        for bad in NOT_JSON:
+            config = {"n": bad}
+            assert isinstance(dsh_spec.canonical_json(config), dsh_spec.NotJson)
+            for call, code in (
+                (lambda: EpochHeader(config), "MALFORMED_REQUEST_HEADER"),  # noqa: B023
+                (lambda: HeaderDelta.from_json({"config": config}), "MALFORMED_HEADER_DELTA"),  # noqa: B023
+            ):
+                got = attempt(call)
+                require(got == ("RequestHeaderError", code), f"a config holding {bad!r}: {got}, not {code}")
+
+    def compare_deltas(self, value: Any) -> None:
+        """Two readings of one delta on each side: ``==`` between them and between their parts,
+        and attempts to set their fields, as the spec's."""
+        a, b = HeaderDelta.from_json(value), HeaderDelta.from_json(value)
+        spec_a, spec_b = dsh_spec.parse_delta(value), dsh_spec.parse_delta(value)
+        assert not isinstance(spec_a, Rejection) and not isinstance(spec_b, Rejection)
+        got = [a == a, a == b, a != b, a.system == b.system, a.tools == b.tools, a.tools == a.tools]
+        want = [
+            spec_a == spec_a,
+            spec_a == spec_b,
+            spec_a != spec_b,
+            spec_a.system == spec_b.system,
+            spec_a.tools == spec_b.tools,
+            spec_a.tools == spec_a.tools,
+        ]
+        require(got == want, f"== on readings of {value!r}: {got}, the spec's {want}")
+        pairs: list[tuple[Any, Any, tuple[str, ...]]] = [(a, spec_a, DELTA_FIELDS)]
+        if a.system is not None:
+            pairs.append((a.system, spec_a.system, SYSTEM_FIELDS))
+        if a.tools is not None:
+            pairs.append((a.tools, spec_a.tools, TOOLS_FIELDS))
+        for mine, theirs, fields in pairs:
+            got, want = assignments(mine, fields), assignments(theirs, fields)
+            require(got == want, f"setting the fields of a {type(mine).__name__}: {got}, the spec's {want}")
+
+    @rule(header=headers(), other=headers())
+    def compare_headers(self, header: dict[str, Any], other: dict[str, Any]) -> None:
+        """``==``, ``header_equals`` and ``canonical_header`` on headers read from JSON, and on a
+        header and things that are none, against the spec's ``header_equals`` (its ``==`` on a
+        non-header); attempts to set a header's fields, as on the spec's."""
+        one, two, third = (EpochHeader.from_json(raw) for raw in (header, header, other))
+        not_headers: list[Any] = [header, "header"]
+        text: Any = "header"
+        canonical: list[Any] = [dsh_spec.canonical_json(raw) for raw in (header, header, other)]
+        spec_one, spec_two, spec_third = (dsh_spec.parse_header(raw) for raw in canonical)
+        assert not isinstance(spec_one, Rejection) and not isinstance(spec_two, Rejection)
+        assert not isinstance(spec_third, Rejection)
+        equals = dsh_spec.header_equals
+        got = [one == one, one == two, one != two, one == third, header_equals(one, one)]
+        got += [header_equals(one, third), *(one == item for item in not_headers), one != text]
+        want = [equals(spec_one, spec_one), equals(spec_one, spec_two), not equals(spec_one, spec_two)]
+        want += [equals(spec_one, spec_third), equals(spec_one, spec_one), equals(spec_one, spec_third)]
+        want += [*(spec_one == item for item in not_headers), spec_one != text]
+        require(got == want, f"== on headers read from {header!r}, {other!r}: {got}, the spec's {want}")
+        want_json = spec_header_json(spec_one)
+        same_json(canonical_header(header).to_json(), want_json, "canonical_header of a mapping")
+        same_json(canonical_header(one).to_json(), want_json, "canonical_header of a header")
+        got, want = assignments(one, HEADER_FIELDS), assignments(spec_one, HEADER_FIELDS)
+        require(got == want, f"setting the fields of a header: {got}, the spec's {want}")
