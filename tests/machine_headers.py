@@ -16,6 +16,7 @@ the same refusal (code and seq).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -28,7 +29,13 @@ from dsh_session import (
     HeaderDelta,
     RequestHeaderError,
     Session,
+    SystemDelta,
+    apply_header_delta,
+    apply_system,
     canonical_header,
+    diff_header,
+    diff_system,
+    diff_tools,
     header_equals,
     next_header_event,
 )
@@ -73,6 +80,39 @@ def headers(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.booleans()):
         out["messagePrefix"] = draw(prefixes)
     return out
+
+
+@st.composite
+def header_pairs(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Two headers: unrelated, or the second an edit of the first -- lines replaced in the
+    middle of the system prompt (so both ends are shared), tools dropped, added or changed
+    (a description, a number that is ``true`` or ``1``, the keys in another order), config
+    kept or not. The second is read back from JSON text: equal parts are other objects."""
+    prev = draw(headers())
+    if draw(st.booleans()):
+        return prev, draw(headers())
+    nxt = dict(prev)
+    if "system" in prev or draw(st.booleans()):
+        lines = prev["system"].split("\n") if "system" in prev else []
+        first = draw(st.integers(0, len(lines)))
+        last = draw(st.integers(first, len(lines)))
+        nxt["system"] = "\n".join(lines[:first] + draw(LINES) + lines[last:])
+    kept: list[dict[str, Any]] = []
+    for tool in prev.get("tools", []):
+        change = draw(st.sampled_from(("keep", "keep", "drop", "describe", "flag", "reorder")))
+        if change == "describe":
+            tool = {**tool, "description": "changed"}
+        elif change == "flag":
+            tool = {**tool, "parameters": {**tool["parameters"], "n": draw(st.sampled_from((True, 1)))}}
+        elif change == "reorder":
+            tool = dict(reversed(tool.items()))
+        if change != "drop":
+            kept.append(tool)
+    if "tools" in prev or draw(st.booleans()):
+        nxt["tools"] = kept + draw(tools)
+    if draw(st.booleans()):
+        nxt["config"] = draw(configs)
+    return prev, json.loads(json.dumps(nxt))
 
 
 BAD_COUNTS = (-1, True, 1.5, "1", None)
@@ -345,3 +385,42 @@ class HeaderMachine(RuleBasedStateMachine):
         same_json(canonical_header(one).to_json(), want_json, "canonical_header of a header")
         got, want = assignments(one, HEADER_FIELDS), assignments(spec_one, HEADER_FIELDS)
         require(got == want, f"setting the fields of a header: {got}, the spec's {want}")
+
+    @rule(pair=header_pairs(), counts=st.tuples(st.integers(0, 7), st.integers(0, 7)))
+    def the_delta_codec(self, pair: tuple[dict[str, Any], dict[str, Any]], counts: tuple[int, int]) -> None:
+        """The codec's parts alone, against the spec's: ``diff_system`` and ``apply_system`` (with
+        its delta, and counts past the line count), ``diff_tools``, ``diff_header`` and
+        ``apply_header_delta`` of its delta -- whether or not that gives the new header back."""
+        prev, nxt = (EpochHeader.from_json(raw) for raw in pair)
+        spec_prev, spec_next = (dsh_spec.parse_header(dsh_spec.canonical_json(raw)) for raw in pair)  # type: ignore[arg-type]
+        assert not isinstance(spec_prev, Rejection) and not isinstance(spec_next, Rejection)
+        spec_prev, spec_next = dsh_spec.canonical_header(spec_prev), dsh_spec.canonical_header(spec_next)
+        system = diff_system(prev.system, nxt.system)
+        spec_system = dsh_spec.diff_system(spec_prev.system, spec_next.system)
+        same_json(
+            system.wire(), dsh_spec.delta_json(dsh_spec.HeaderDelta(spec_system))["system"], "diff_system"
+        )
+        for keep_start, keep_end, insert in (
+            (*counts, ("x",)),
+            (system.keep_start, system.keep_end, system.insert),
+        ):
+            got = apply_system(prev.system, SystemDelta(keep_start, keep_end, insert))
+            want = dsh_spec.apply_system(spec_prev.system, dsh_spec.SystemDelta(keep_start, keep_end, insert))
+            require(
+                got == want, f"apply_system({prev.system!r}, {keep_start}, {keep_end}): {got!r}, not {want!r}"
+            )
+        tools = diff_tools(prev.tools or (), nxt.tools or ())
+        spec_tools = dsh_spec.diff_tools(spec_prev.tools or (), spec_next.tools or ())
+        want_tools = dsh_spec.delta_json(dsh_spec.HeaderDelta(tools=spec_tools))["tools"]
+        same_json(plain(tools.wire()), want_tools, "diff_tools")
+        delta = diff_header(prev, nxt)
+        spec_delta = dsh_spec.diff_header(spec_prev, spec_next)
+        same_json(
+            None if delta is None else delta.to_json(),
+            None if spec_delta is None else dsh_spec.delta_json(spec_delta),
+            "diff_header",
+        )
+        if delta is not None and spec_delta is not None:
+            got_header = apply_header_delta(prev, delta).to_json()
+            want_header = spec_header_json(dsh_spec.apply_header_delta(spec_prev, spec_delta))
+            same_json(got_header, want_header, "apply_header_delta of diff_header")

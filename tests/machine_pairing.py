@@ -79,18 +79,21 @@ class PairingMachine(RuleBasedStateMachine):
         long=st.booleans(),
         turns=st.lists(
             st.tuples(st.lists(MADE_IDS, min_size=1, max_size=4), st.lists(OTHER_BLOCKS, max_size=2)),
+            min_size=1,
             max_size=2,
         ),
     )
     def start(self, long: bool, turns: list[tuple[list[str], list[str]]]) -> None:
         """Maybe start after 300 log-only events, so that every seq on the surface is past the
         small ints Python caches (a cut compared with ``is`` where ``==`` belongs then fails);
-        then a turn or two whose calls (an id often made twice or more) are all answered."""
+        then a turn or two whose calls (an id often made twice or more) are all answered, and
+        every stray result tried after them."""
         if long:
             time = 1_767_225_600_000
             self.twin.seed([{"type": "note/log", "seq": n, "time": time, "data": {}} for n in range(300)])
         for calls, others in turns:
             self.reply(calls, others, answered=True)
+        self.try_strays()
 
     def made_calls(self) -> tuple[list[str], list[str]]:
         """The string ids of the calls on the surface still waiting (as often as they wait), and
@@ -149,16 +152,21 @@ class PairingMachine(RuleBasedStateMachine):
     @rule(data=st.data(), kept=st.sampled_from((False, False, True)))
     def stray_result(self, data: st.DataObject, kept: bool) -> None:
         """Results no waiting call takes: a second answer to a call answered already, or an
-        answer to an id no call has (ever) made. The surface is corrupt from there
-        on (up to a compaction that folds the result), so each of them is tried on a copy of
-        the log (a session seeded with its events), the cuts after it asked there, and the log goes on without
-        them -- or, now and then, one is kept."""
-        waiting, answered = self.made_calls()
-        strays = [call for call in dict.fromkeys([*answered, "c9"]) if call not in waiting]
+        answer to an id no call has (ever) made. The surface is corrupt from there on (up to a
+        compaction that folds the result), so each of them is tried on a copy of the log (a
+        session seeded with its events), the cuts after it asked there, and the log goes on
+        without them -- or, now and then, one is kept."""
         if kept:
-            self.result(data.draw(st.sampled_from(strays), label="callId"))
-            return
-        for call in strays:
+            self.result(data.draw(st.sampled_from(self.strays()), label="callId"))
+        else:
+            self.try_strays()
+
+    def strays(self) -> list[str]:
+        waiting, answered = self.made_calls()
+        return [call for call in dict.fromkeys([*answered, "c9"]) if call not in waiting]
+
+    def try_strays(self) -> None:
+        for call in self.strays():
             copy = self.twin.copy()
             copy.offer("tool/result", result_data(call), "append")
             self.check_cuts(copy, len(copy.order) - 1)
