@@ -308,20 +308,29 @@ def _payload_problem(kind: str, data: Any) -> str | None:
     return None
 
 
+def plain_log_only(kind: object, time: object) -> bool:
+    """True when an event of type ``kind`` at ``time`` with no surface marker and no
+    provenance passes every rule but its payload's: a non-empty string type that is not
+    surface-eligible, a safe-integer time."""
+    return (
+        kind.__class__ is str
+        and kind != ""
+        and kind not in SURFACE_TYPES
+        and time.__class__ is int
+        and -_EXACT <= time <= _EXACT
+    )
+
+
 def kept_as_is(event: LoggedEvent, index: int) -> bool:
     """True when the logged event ``event`` may stand at ``index`` of a seed as it is: a
     log-only event, no marker, no provenance, an int seq and time, text for its payload
     (which no rule looks at for a log-only type). What admission of it would make is the
     same event, field for field; anything else takes the full path (:func:`same_event`)."""
-    kind, seq, time = event.type, event.seq, event.time
+    seq = event.seq
     return (
-        kind.__class__ is str
-        and kind != ""
-        and kind not in SURFACE_TYPES
+        plain_log_only(event.type, event.time)
         and seq.__class__ is int
         and seq == index
-        and time.__class__ is int
-        and -_EXACT <= time <= _EXACT
         and event.surface_op is None
         and event.source_event_seqs is None
         and event.key_order is None

@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from dsh_session import _admission
-from dsh_session.event import APPEND, EVENT_KEY_ORDER, SURFACE_TYPES, Event, LoggedEvent
+from dsh_session.event import APPEND, EVENT_KEY_ORDER, Event, LoggedEvent
 from dsh_session.json_value import CANONICAL, MAX_DEPTH, STORED, STORED_RECORD, lean_text
 from dsh_session.persistence._fast_freeze import Unusual, freeze_parsed
 from dsh_session.persistence._shapes import payloads_fit, where
@@ -97,14 +97,7 @@ class LogAdmitter:
                     time = self._last_time  # one int object for the events of a millisecond
                 elif time.__class__ is int:
                     self._last_time = time
-                if (
-                    len(record) == 4
-                    and kind.__class__ is str
-                    and kind
-                    and kind not in SURFACE_TYPES
-                    and time.__class__ is int
-                    and -_EXACT <= time <= _EXACT
-                ):
+                if len(record) == 4 and _admission.plain_log_only(kind, time):
                     self._next = seq + 1
                     return LoggedEvent(kind, seq, time, text, None, None, None, form)
                 event, span = _admission.admit(
