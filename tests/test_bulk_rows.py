@@ -12,6 +12,7 @@ is held to it by swapping in a ``kept_records`` that drops the bulk path."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import sqlite3
@@ -84,8 +85,24 @@ _NUMBER_TEXTS = st.one_of(
     st.integers(-(2**70), 2**70).map(str),
     st.floats(allow_nan=False, allow_infinity=False).map(_spelled_number),
     st.sampled_from(
-        ["-0", "-0.0", "1E5", "1e+5", "1e-400", "1.5e308", "2.0", "1e400", "-1e400", "0.1e1", "9" * 250,
-         "0." + "1" * 300, "9007199254740993", "123456789012345678901", "1e999", "5e-324"]
+        [
+            "-0",
+            "-0.0",
+            "1E5",
+            "1e+5",
+            "1e-400",
+            "1.5e308",
+            "2.0",
+            "1e400",
+            "-1e400",
+            "0.1e1",
+            "9" * 250,
+            "0." + "1" * 300,
+            "9007199254740993",
+            "123456789012345678901",
+            "1e999",
+            "5e-324",
+        ]
     ),
 )
 _STRING_TEXTS = st.one_of(
@@ -135,12 +152,36 @@ _MESSAGES = st.one_of(
 )
 _HOSTILE_DATA = st.sampled_from(
     [
-        "{", "", " ", "1,2", "[1", "2]", '"abc', 'x"', "NaN", " {}", "{} ", "{ }", "{}\n",
-        '{"x":1e400}', '{"a":1.0,"b":-0,"c":1E5}', '{"b":1,"a":2}', '{"2":1,"1":2}',
-        "[" * 201 + "]" * 201, "[" * 200 + "]" * 200, "[" * 1100 + "]" * 1100,
-        "[" * 201 + "1e400" + "]" * 201, "[" + "[]," * 300 + "[]]", '"' + "[" * 300 + '"',
-        '{"a":1,"a":2}', '{"content":5,"content":[]}', '{"content":[],"content":5}', '{"content":"hi"}',
-        '{"content":[{"text":"x"}]}', '{"content":[{"type":1}]}', '{"surfaceOp":"append"}',
+        "{",
+        "",
+        " ",
+        "1,2",
+        "[1",
+        "2]",
+        '"abc',
+        'x"',
+        "NaN",
+        " {}",
+        "{} ",
+        "{ }",
+        "{}\n",
+        '{"x":1e400}',
+        '{"a":1.0,"b":-0,"c":1E5}',
+        '{"b":1,"a":2}',
+        '{"2":1,"1":2}',
+        "[" * 201 + "]" * 201,
+        "[" * 200 + "]" * 200,
+        "[" * 1100 + "]" * 1100,
+        "[" * 201 + "1e400" + "]" * 201,
+        "[" + "[]," * 300 + "[]]",
+        '"' + "[" * 300 + '"',
+        '{"a":1,"a":2}',
+        '{"content":5,"content":[]}',
+        '{"content":[],"content":5}',
+        '{"content":"hi"}',
+        '{"content":[{"text":"x"}]}',
+        '{"content":[{"type":1}]}',
+        '{"surfaceOp":"append"}',
         '{"content":[{"type":"text","text":"hi"}],"source":{"kind":"user"}}',
         '{"callId":"c","content":[{"type":"text","text":"ok"}],"isError":false}',
     ]
@@ -148,20 +189,64 @@ _HOSTILE_DATA = st.sampled_from(
 DATA_TEXTS = st.one_of(_HOSTILE_DATA, _TEXT, _MESSAGES)
 KINDS = st.one_of(
     st.sampled_from(
-        ["", "turn/end", "turn/start", "user/message", "assistant/message", "tool/result", "steering/message",
-         "context/message", "assistant/chunk", "x", "assistant\\/chunk", "é"]
+        [
+            "",
+            "turn/end",
+            "turn/start",
+            "user/message",
+            "assistant/message",
+            "tool/result",
+            "steering/message",
+            "context/message",
+            "assistant/chunk",
+            "x",
+            "assistant\\/chunk",
+            "é",
+        ]
     ),
     st.text(max_size=4),
 )
 TIMES = st.sampled_from([0, -1, 2**53, 2**53 + 1, -(2**53), -(2**53) - 1, 2**62])
 PROVENANCE_TEXTS = st.sampled_from(
-    [None, "null", "[]", "[0]", "[1]", "[1.0]", "[-0]", "[ 0 ]", "[0,0]", "[0,1]", "[1,0]", "[999]", "[true]",
-     '"x"', "[", "{}", "[9223372036854775808]", "[-1]", "[1e0]", "[0] ", "[[0]]"]
+    [
+        None,
+        "null",
+        "[]",
+        "[0]",
+        "[1]",
+        "[1.0]",
+        "[-0]",
+        "[ 0 ]",
+        "[0,0]",
+        "[0,1]",
+        "[1,0]",
+        "[999]",
+        "[true]",
+        '"x"',
+        "[",
+        "{}",
+        "[9223372036854775808]",
+        "[-1]",
+        "[1e0]",
+        "[0] ",
+        "[[0]]",
+    ]
 )
 OP_TEXTS = st.sampled_from(
-    [None, '"append"', '"replace"', '{"op":"replace","start":0,"end":1}',
-     '{"op":"replace","start":1,"end":1}', "null", '"\\u0061ppend"', ' "append"', '"append" ',
-     '"append', "{}", '"Append"']
+    [
+        None,
+        '"append"',
+        '"replace"',
+        '{"op":"replace","start":0,"end":1}',
+        '{"op":"replace","start":1,"end":1}',
+        "null",
+        '"\\u0061ppend"',
+        ' "append"',
+        '"append" ',
+        '"append',
+        "{}",
+        '"Append"',
+    ]
 )
 #: What only damage to the file puts in a column (the STRICT layout refuses them).
 WRONG_TYPES = st.sampled_from([None, 42, 1.5, 3.0, b"{}", "7"])
@@ -295,9 +380,20 @@ def test_plain_rows_are_taken_in_bulk_and_keep_each_payload_as_stored() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["number beyond a double", "lone surrogate", "payload nests 201 deep", "blank before a payload",
-     "two values in a column", "data NULL", "seq as float", "log-only with a surfaceOp",
-     "surfaceOp spelled otherwise", "replace", "provenance null", "content not a list"],
+    [
+        "number beyond a double",
+        "lone surrogate",
+        "payload nests 201 deep",
+        "blank before a payload",
+        "two values in a column",
+        "data NULL",
+        "seq as float",
+        "log-only with a surfaceOp",
+        "surfaceOp spelled otherwise",
+        "replace",
+        "provenance null",
+        "content not a list",
+    ],
 )
 def test_the_bulk_path_declines_what_it_must_leave_to_the_careful_scan(name: str) -> None:
     admitter = LogAdmitter()
@@ -363,10 +459,28 @@ def _stored_rows(path: Path) -> list[tuple[Any, ...]]:
         conn.close()
 
 
-def load_outcome(path: Path, bulk: bool, read_only: bool) -> Any:
-    """What a load of ``s`` gives (the session or the error) and the rows it leaves."""
+#: The three ways a SQLite load may read rows: streamed a run at a time when every row is
+#: plain (``SqliteBackend._stream_plain``), fetched whole and offered to the bulk path a run
+#: at a time, or row by row with the careful scan alone.
+WAYS = ("stream", "bulk", "careful")
+
+
+def _no_stream(backend: SqliteBackend, session_id: str) -> None:
+    return None
+
+
+def load_outcome(path: Path, way: str, read_only: bool) -> Any:
+    """What a load of ``s`` gives (the session or the error) and the rows it leaves, read
+    one of the :data:`WAYS`."""
     before = path.read_bytes()
-    with mock.patch.object(sqlite, "kept_records", kept_records if bulk else _careful_kept_records):
+    with (
+        mock.patch.object(
+            sqlite, "kept_records", _careful_kept_records if way == "careful" else kept_records
+        ),
+        mock.patch.object(sqlite.SqliteBackend, "_stream_plain", _no_stream)
+        if way != "stream"
+        else contextlib.nullcontext(),
+    ):
         try:
             with SqliteBackend(path, journal_mode="delete", read_only=read_only) as backend:
                 loaded = backend.load("s")
@@ -391,10 +505,11 @@ def test_a_sqlite_load_in_bulk_equals_the_careful_load(
         copy = Path(where) / "s.db"  # (the path is in the messages)
         for read_only in (True, False):
             outcomes = []
-            for bulk in (True, False):
+            for way in WAYS:
                 shutil.copyfile(source, copy)
-                outcomes.append(load_outcome(copy, bulk, read_only))
-            assert outcomes[0] == outcomes[1]
+                outcomes.append(load_outcome(copy, way, read_only))
+            assert outcomes[0] == outcomes[2]
+            assert outcomes[1] == outcomes[2]
 
 
 def test_a_load_of_a_long_log_is_taken_in_bulk_and_equals_the_careful_load(tmp_path: Path) -> None:
@@ -403,15 +518,51 @@ def test_a_load_of_a_long_log_is_taken_in_bulk_and_equals_the_careful_load(tmp_p
     with SqliteBackend(path, journal_mode="delete") as backend:
         backend.create(SessionHeader("s", 1767225600000))
         backend.append("s", events)
-    taken: list[int] = []
+    careful = load_outcome(path, "careful", True)
+    assert [row[1:] for row in careful[1]] == [event_row(event) for event in events]
+    for way in ("stream", "bulk"):
+        taken: list[int] = []
 
-    def counted(admitter: LogAdmitter, rows: Sequence[tuple[Any, ...]]) -> list[Event] | None:
-        run = _bulk.rows_run(admitter, rows)
-        taken.append(-1 if run is None else len(run))
-        return run
+        def counted(admitter: LogAdmitter, rows: Sequence[tuple[Any, ...]]) -> list[Event] | None:
+            run = _bulk.rows_run(admitter, rows)
+            taken.append(-1 if run is None else len(run))  # noqa: B023 (read before the loop goes on)
+            return run
 
-    with mock.patch.object(sqlite, "rows_run", counted):
-        bulk = load_outcome(path, True, True)
-    assert sum(taken) == len(events) and -1 not in taken
-    assert bulk == load_outcome(path, False, True)
-    assert [row[1:] for row in bulk[1]] == [event_row(event) for event in events]
+        with mock.patch.object(sqlite, "rows_run", counted):
+            outcome = load_outcome(path, way, True)
+        assert sum(taken) == len(events) and -1 not in taken  # every run taken whole, once
+        assert max(taken) <= sqlite._STREAM_ROWS
+        assert outcome == careful
+
+
+def test_a_plain_load_is_streamed_and_any_other_row_sends_it_to_the_row_scan(tmp_path: Path) -> None:
+    """A load of plain rows reads them a run at a time and never fetches them whole; a
+    session with one row the bulk path declines (here, the last row's payload led by a
+    blank) is read again from the start, row by row, and gives what the careful scan gives."""
+    events = w1_log(100, "s")  # 1 300 events: three runs
+    path = tmp_path / "s.db"
+    with SqliteBackend(path, journal_mode="delete") as backend:
+        backend.create(SessionHeader("s", 1767225600000))
+        backend.append("s", events)
+    fetched_whole: list[int] = []
+    real_read = sqlite.SqliteBackend._read_session
+
+    def read_session(backend: SqliteBackend, session_id: str) -> Any:
+        fetched_whole.append(1)
+        return real_read(backend, session_id)
+
+    with mock.patch.object(sqlite.SqliteBackend, "_read_session", read_session):
+        assert load_outcome(path, "stream", True) == load_outcome(path, "careful", True)
+        assert fetched_whole == [1]  # only the careful load fetched the rows whole
+        conn = sqlite3.connect(path, isolation_level=None)
+        try:
+            last = len(events) - 1
+            (data,) = conn.execute("SELECT data FROM events WHERE seq = ?", (last,)).fetchone()
+            conn.execute("UPDATE events SET data = ? WHERE seq = ?", (" " + data, last))
+        finally:
+            conn.close()
+        fetched_whole.clear()
+        streamed = load_outcome(path, "stream", True)
+        assert fetched_whole == [1]  # the stream declined at the last run and the row scan read it
+        assert streamed == load_outcome(path, "careful", True)
+        assert len(streamed[0][1]) == len(events)

@@ -53,6 +53,8 @@ from dsh_session.persistence.stored_log import Catalog, StoredLog, catalog_rows
 __all__ = ["SqliteBackend"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: How many event rows a plain load fetches at a time (:meth:`SqliteBackend._stream_plain`).
+_STREAM_ROWS = 512
 _SELECT_HEADER = "SELECT id, version, created_at, cwd, parent_session, seed_length FROM sessions"
 _SELECT_EVENTS = (
     "SELECT seq, type, time, data, source_event_seqs, surface_op FROM events "
@@ -166,6 +168,22 @@ class SqliteBackend(BackendBase):
             )
 
     def _load(self, session_id: str, expect: int | None, close_turn: bool = True) -> Loaded:
+        streamed = self._stream_plain(session_id)
+        if streamed is not None:
+            header, plain, admitter = streamed
+            count = len(plain)
+            return settle_load(
+                Loaded(header, plain, admitter, None),
+                count,
+                expect,
+                close_turn,
+                lambda: self._conflict(session_id, expect or 0, count),
+                None
+                if self.read_only
+                else lambda closers: self._repair(
+                    session_id, count, count - 1 if count else None, count, closers
+                ),
+            )
         header, rows = self._read_session(session_id)
         admitter = LogAdmitter()
         try:
@@ -185,7 +203,11 @@ class SqliteBackend(BackendBase):
             expect,
             close_turn,
             lambda: self._conflict(session_id, expect or 0, len(rows)),
-            None if self.read_only else lambda closers: self._repair(session_id, rows, preserved, closers),
+            None
+            if self.read_only
+            else lambda closers: self._repair(
+                session_id, len(rows), rows[-1][0] if rows else None, preserved, closers
+            ),
         )
 
     def _write(self, state: Tracked, events: Sequence[Event]) -> None:
@@ -240,6 +262,36 @@ class SqliteBackend(BackendBase):
         """Whether the database can hold a session of this id at all (else it is not looked up)."""
         return not self._empty and not _SURROGATE.search(session_id)
 
+    def _stream_plain(self, session_id: str) -> tuple[SessionHeader, list[Event], LogAdmitter] | None:
+        """The session's header and events when every row is plain (``persistence._bulk``), read
+        in one snapshot a run of rows at a time, so no run outlives its own use (a whole
+        session's rows fetched at once cost more per row as they grow); ``None`` for anything
+        else -- another row, an error, no such session -- which the row-by-row load then
+        reads and judges from the start."""
+        if not self._may_hold(session_id):
+            return None
+        conn = self._conn
+        admitter = LogAdmitter()
+        events: list[Event] = []
+        try:
+            conn.execute("BEGIN")
+            try:
+                row = conn.execute(_SELECT_HEADER + " WHERE id = ?", (session_id,)).fetchone()
+                if row is None:
+                    return None
+                header = header_row(row, self.path)
+                cursor = conn.execute(_SELECT_EVENTS, (session_id,))
+                while run := cursor.fetchmany(_STREAM_ROWS):
+                    taken = rows_run(admitter, run)
+                    if taken is None:
+                        return None
+                    events.extend(taken)
+            finally:
+                conn.execute("COMMIT")
+        except (sqlite3.Error, UnicodeDecodeError, PersistenceError):
+            return None  # the row-by-row load meets it again and says what it is
+        return header, events, admitter
+
     def _read_session(self, session_id: str) -> tuple[SessionHeader, list[Row]]:
         """The session's header and its event rows (by seq), read in one snapshot; raises
         ``SESSION_NOT_FOUND`` for a session the database does not hold."""
@@ -261,19 +313,23 @@ class SqliteBackend(BackendBase):
 
     # -- writing ---------------------------------------------------------------------------
 
-    def _repair(self, session_id: str, rows: list[Row], preserved: int, closers: list[Event]) -> None:
+    def _repair(
+        self, session_id: str, stored: int, last: int | None, preserved: int, closers: list[Event]
+    ) -> None:
+        """Cut the rows from seq ``preserved`` on and insert ``closers``, if the session still
+        holds the ``stored`` rows, the last at seq ``last``, that the load read."""
         with self._transaction("repairing"):
             conn = self._conn
-            count, last = conn.execute(
+            count, found_last = conn.execute(
                 "SELECT count(*), max(seq) FROM events WHERE session_id = ?", (session_id,)
             ).fetchone()
-            if count != len(rows) or last != (rows[-1][0] if rows else None):
-                raise self._conflict(session_id, len(rows), count)
+            if count != stored or found_last != last:
+                raise self._conflict(session_id, stored, count)
             # A damaged file can read back short without an error: never write into one.
             checked = conn.execute("PRAGMA integrity_check").fetchall()
             if checked != [("ok",)]:
                 raise corrupt(self.path, RuntimeError(f"integrity_check: {str(checked[0][0])[:120]}"))
-            if preserved != len(rows):
+            if preserved != stored:
                 conn.execute("DELETE FROM events WHERE session_id = ? AND seq >= ?", (session_id, preserved))
             conn.executemany(_INSERT_EVENT, [(session_id, *event_row(event)) for event in closers])
 
