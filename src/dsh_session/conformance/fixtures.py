@@ -39,26 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from dsh_session.conformance.notation import (
-    CH,
-    CTX,
-    DROP,
-    EV,
-    SE,
-    SS,
-    ST,
-    TC,
-    TE,
-    TR,
-    TRI,
-    TS,
-    A,
-    D,
-    Record,
-    U,
-    X,
-    replace,
-)
+from dsh_session.conformance.notation import *
 from dsh_session.conformance.protocol import decode_args
 from dsh_spec import (
     Rejection,
@@ -77,6 +58,7 @@ from dsh_spec import (
 from dsh_spec.codes import Code
 
 Json = Any
+
 
 #: Registry codes no log or store can break, and why.
 def _nested(depth: int) -> Any:

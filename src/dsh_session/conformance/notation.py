@@ -21,6 +21,34 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+#: The vocabulary: the scenarios and fixtures take all of it with one ``import *``.
+__all__ = [
+    "AE",
+    "ATC",
+    "CH",
+    "CTX",
+    "DROP",
+    "EV",
+    "RP",
+    "SE",
+    "SS",
+    "ST",
+    "TC",
+    "TE",
+    "TR",
+    "TRI",
+    "TS",
+    "A",
+    "D",
+    "Record",
+    "U",
+    "X",
+    "call_block",
+    "log",
+    "replace",
+    "text",
+]
+
 Record = dict[str, Any]
 
 _USER = {"kind": "user"}

@@ -12,25 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh_session.conformance.notation import (
-    CH,
-    CTX,
-    DROP,
-    EV,
-    SE,
-    SS,
-    ST,
-    TE,
-    TR,
-    TS,
-    A,
-    D,
-    Record,
-    U,
-    X,
-    log,
-    replace,
-)
+from dsh_session.conformance.notation import *
 from dsh_session.conformance.scenario import Scenario, append, events, messages, new, scenario, surface
 from dsh_spec.codes import Code
 

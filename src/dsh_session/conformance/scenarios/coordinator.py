@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh_session.conformance.notation import ATC, EV, SE, SS, TC, TE, TR, TS, A, Record, U, log
+from dsh_session.conformance.notation import *
 from dsh_session.conformance.scenario import Act, Scenario, append, args_with, events, scenario
 from dsh_session.conformance.scenarios.persistence import (
     CREATED,

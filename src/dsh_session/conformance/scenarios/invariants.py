@@ -20,28 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dsh_session.conformance.notation import (
-    ATC,
-    CH,
-    CTX,
-    DROP,
-    EV,
-    SE,
-    SS,
-    ST,
-    TC,
-    TE,
-    TR,
-    TRI,
-    TS,
-    A,
-    D,
-    Record,
-    U,
-    X,
-    log,
-    replace,
-)
+from dsh_session.conformance.notation import *
 from dsh_session.conformance.scenario import Act, Scenario, append, check, new, reads, scenario, surface
 from dsh_spec.codes import Code
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh_session.conformance.notation import ATC, DROP, EV, SE, SS, TC, TE, TS, A, D, Record, U, X, log
+from dsh_session.conformance.notation import *
 from dsh_session.conformance.scenario import Act, Scenario, messages, reads, scenario
 from dsh_spec import cwd_bucket, encode_segment
 from dsh_spec.codes import Code

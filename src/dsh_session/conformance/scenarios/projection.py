@@ -2,24 +2,7 @@
 
 from __future__ import annotations
 
-from dsh_session.conformance.notation import (
-    AE,
-    CH,
-    CTX,
-    EV,
-    SE,
-    SS,
-    ST,
-    TC,
-    TE,
-    TR,
-    TS,
-    A,
-    D,
-    U,
-    log,
-    replace,
-)
+from dsh_session.conformance.notation import *
 from dsh_session.conformance.scenario import (
     Scenario,
     append,

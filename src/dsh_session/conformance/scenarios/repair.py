@@ -4,24 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh_session.conformance.notation import (
-    ATC,
-    CH,
-    CTX,
-    DROP,
-    EV,
-    SE,
-    SS,
-    TC,
-    TE,
-    TR,
-    TS,
-    A,
-    D,
-    Record,
-    U,
-    log,
-)
+from dsh_session.conformance.notation import *
 from dsh_session.conformance.scenario import Scenario, check, closers, new, scenario
 from dsh_spec import closer_json, interrupted_turn_closers
 from dsh_spec.validation import check_seed

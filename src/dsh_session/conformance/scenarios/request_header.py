@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh_session.conformance.notation import EV, SE, SS, TE, TS, U, log
+from dsh_session.conformance.notation import *
 from dsh_session.conformance.scenario import Act, Scenario, args_with, new, request_header, scenario
 from dsh_spec.codes import Code
 

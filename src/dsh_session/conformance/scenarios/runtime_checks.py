@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh_session.conformance.notation import DROP, EV, SE, SS, TE, TS, A, Record, U, X, log, replace, text
+from dsh_session.conformance.notation import *
 from dsh_session.conformance.scenario import Act, Scenario, append, args_with, new, scenario
 from dsh_spec.codes import Code
 

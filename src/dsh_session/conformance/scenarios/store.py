@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh_session.conformance.notation import SE, SS, TC, TE, TS, A, Record, U, log
+from dsh_session.conformance.notation import *
 from dsh_session.conformance.scenario import Act, Scenario, append, args_with, events, messages, new, scenario
 from dsh_spec.codes import Code
 

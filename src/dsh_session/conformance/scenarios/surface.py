@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dsh_session.conformance.notation import AE, CH, CTX, SE, SS, ST, TE, TR, TS, A, U, X, log, replace
+from dsh_session.conformance.notation import *
 from dsh_session.conformance.scenario import (
     Scenario,
     append,

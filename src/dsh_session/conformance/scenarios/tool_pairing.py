@@ -11,23 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh_session.conformance.notation import (
-    ATC,
-    CTX,
-    SE,
-    SS,
-    ST,
-    TC,
-    TE,
-    TR,
-    TS,
-    A,
-    D,
-    Record,
-    U,
-    log,
-    replace,
-)
+from dsh_session.conformance.notation import *
 from dsh_session.conformance.scenario import Scenario, balanced, new, region, scenario, surface
 from dsh_spec.codes import Code
 
