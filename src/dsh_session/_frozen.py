@@ -13,7 +13,7 @@ fast path.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, NoReturn, SupportsIndex, no_type_check
+from typing import Any, NoReturn, Self, SupportsIndex, no_type_check
 
 from dsh_session._stack import stack_safe
 
@@ -24,15 +24,27 @@ def _refuse(*_args: object, **_kwargs: object) -> NoReturn:
     raise TypeError(_IMMUTABLE)
 
 
-class FrozenDict(dict[str, Any]):
+class _Frozen:
+    """What both containers share: only :func:`dsh_session.freeze` builds them; each is its own copy."""
+
+    __slots__ = ()
+
+    def __init__(self, *_args: object, **_kwargs: object) -> None:
+        """Refuse: instances are built by :func:`dsh_session.freeze` only (so each is canonical)."""
+        raise TypeError(f"a {type(self).__name__} is made by dsh_session.freeze(), not called directly")
+
+    def __copy__(self) -> Self:
+        return self
+
+    def __deepcopy__(self, _memo: object) -> Self:
+        return self
+
+
+class FrozenDict(_Frozen, dict[str, Any]):
     """A JSON object that cannot be changed."""
 
     __slots__ = ("plain",)
     plain: bool
-
-    def __init__(self, *_args: object, **_kwargs: object) -> None:
-        """Refuse: instances are built by :func:`dsh_session.freeze` only (so each is canonical)."""
-        raise TypeError("a FrozenDict is made by dsh_session.freeze(), not called directly")
 
     __setitem__ = _refuse
     __delitem__ = _refuse
@@ -43,25 +55,15 @@ class FrozenDict(dict[str, Any]):
     setdefault = _refuse
     update = _refuse
 
-    def __copy__(self) -> FrozenDict:
-        return self
-
-    def __deepcopy__(self, _memo: object) -> FrozenDict:
-        return self
-
     def __reduce__(self) -> tuple[Any, ...]:
         return (frozen_dict, (list(self.items()), self.plain))
 
 
-class FrozenList(list[Any]):
+class FrozenList(_Frozen, list[Any]):
     """A JSON array that cannot be changed."""
 
     __slots__ = ("plain",)
     plain: bool
-
-    def __init__(self, *_args: object, **_kwargs: object) -> None:
-        """Refuse: instances are built by :func:`dsh_session.freeze` only (so each is canonical)."""
-        raise TypeError("a FrozenList is made by dsh_session.freeze(), not called directly")
 
     __setitem__ = _refuse
     __delitem__ = _refuse
@@ -77,12 +79,6 @@ class FrozenList(list[Any]):
 
     def pop(self, _index: SupportsIndex = -1) -> NoReturn:
         raise TypeError(_IMMUTABLE)
-
-    def __copy__(self) -> FrozenList:
-        return self
-
-    def __deepcopy__(self, _memo: object) -> FrozenList:
-        return self
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (frozen_list, (list(self), self.plain))
