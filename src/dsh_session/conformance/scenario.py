@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Protocol, runtime_checkable
 
 from dsh_spec.codes import Code
 
@@ -109,40 +109,34 @@ def append(record: dict[str, Any], *, time: int = 5000, session: str | None = No
     return Act("session.append", args_with(args, session=session))
 
 
-def _read(op: str, session: str | None, **extra: Any) -> Act:
-    return Act(op, args_with({}, session=session, **extra))
+@runtime_checkable
+class Read(Protocol):
+    """A read of a session: the default one when ``session`` is ``None``."""
+
+    def __call__(self, session: str | None = None) -> Act: ...
 
 
-def events(session: str | None = None) -> Act:
-    return _read("session.events", session)
+def _reader(op: str) -> Read:
+    """The act that reads ``op`` of a session."""
+
+    def read(session: str | None = None) -> Act:
+        return Act(op, args_with({}, session=session))
+
+    read.__name__ = read.__qualname__ = op.removeprefix("session.")
+    return read
 
 
-def surface(session: str | None = None) -> Act:
-    return _read("session.surface", session)
-
-
-def generation(session: str | None = None) -> Act:
-    return _read("session.generation", session)
-
-
-def invalidate(session: str | None = None) -> Act:
-    return _read("session.invalidate", session)
-
-
-def messages(session: str | None = None) -> Act:
-    return _read("session.messages", session)
+events = _reader("session.events")
+surface = _reader("session.surface")
+generation = _reader("session.generation")
+invalidate = _reader("session.invalidate")
+messages = _reader("session.messages")
+closers = _reader("session.closers")
+request_header = _reader("session.request_header")
 
 
 def event_message(seq: int, session: str | None = None) -> Act:
     return Act("session.event_message", args_with({"seq": seq}, session=session))
-
-
-def closers(session: str | None = None) -> Act:
-    return _read("session.closers", session)
-
-
-def request_header(session: str | None = None) -> Act:
-    return _read("session.request_header", session)
 
 
 def balanced(before: Any, session: str | None = None) -> Act:
