@@ -9,7 +9,7 @@ the SQLite reference's columns, which the PostgreSQL backend shares.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import orjson
@@ -25,7 +25,7 @@ from dsh_session.persistence._codec import (
     provenance_text,
     surface_op_text,
 )
-from dsh_session.persistence.errors import CorruptStoreError
+from dsh_session.persistence.errors import CorruptStoreError, PersistenceError
 from dsh_session.persistence.jsonl_scan import check_torn_region, too_deep
 
 _loads = orjson.loads
@@ -276,6 +276,16 @@ def _plain_prefix(
             except Exception as error:  # raised once the whole table is scanned
                 return index + 1, error
     return count, None
+
+
+def readable_headers(rows: Iterable[Sequence[Any]], where: str) -> Iterator[SessionHeader]:
+    """The headers that ``sessions`` rows hold, in order, leaving out each row that holds
+    none (a listing names the sessions it can read; a load of the others says what is wrong)."""
+    for row in rows:
+        try:
+            yield header_row(row, where)
+        except PersistenceError:
+            continue
 
 
 def header_row(row: Sequence[Any], where: str) -> SessionHeader:

@@ -48,7 +48,7 @@ from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence._admit import LogAdmitter
 from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, refusal, settle_load
 from dsh_session.persistence._bulk import rows_run
-from dsh_session.persistence._rows import Row, event_row, header_row, kept_records
+from dsh_session.persistence._rows import Row, event_row, header_row, kept_records, readable_headers
 from dsh_session.persistence.errors import (
     ConnectionLostError,
     CorruptStoreError,
@@ -261,11 +261,7 @@ class PostgresBackend(BackendBase):
         if self._nothing_stored():
             return
         rows = self._read(None, "listing", lambda conn: conn.execute(self._q.headers).fetchall())
-        for row in rows:
-            try:
-                yield header_row(row, self.path)
-            except PersistenceError:
-                continue
+        yield from readable_headers(rows, self.path)
 
     def _release(self) -> None:
         conn, self._conn = self._conn, None

@@ -29,7 +29,7 @@ from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence._admit import LogAdmitter
 from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, refusal, settle_load
 from dsh_session.persistence._bulk import rows_run
-from dsh_session.persistence._rows import Row, event_row, header_row, kept_records
+from dsh_session.persistence._rows import Row, event_row, header_row, kept_records, readable_headers
 from dsh_session.persistence.errors import (
     CorruptStoreError,
     PersistenceError,
@@ -244,11 +244,7 @@ class SqliteBackend(BackendBase):
             return
         with self._errors("listing"):
             rows = self._conn.execute(_SELECT_HEADER).fetchall()
-        for row in rows:
-            try:
-                yield header_row(row, self.path)
-            except PersistenceError:
-                continue
+        yield from readable_headers(rows, self.path)
 
     def _release(self) -> None:
         if self._release_read is not None:
