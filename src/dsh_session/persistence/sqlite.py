@@ -53,6 +53,11 @@ from dsh_session.persistence.stored_log import Catalog, StoredLog, catalog_rows
 __all__ = ["SqliteBackend"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: Whether the session has a row, and its last stored seq (a write checks both first).
+_WHERE_IT_ENDS = (
+    "SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?1), "
+    "(SELECT max(seq) FROM events WHERE session_id = ?1)"
+)
 #: How many event rows a plain load fetches at a time (:meth:`SqliteBackend._stream_plain`).
 _STREAM_ROWS = 512
 _SELECT_HEADER = "SELECT id, version, created_at, cwd, parent_session, seed_length FROM sessions"
@@ -218,10 +223,9 @@ class SqliteBackend(BackendBase):
         rows = [(session_id, *event_row(event)) for event in events]
         with self._transaction("appending to"):
             conn = self._conn
-            exists = conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is not None
-            last = conn.execute("SELECT max(seq) FROM events WHERE session_id = ?", (session_id,)).fetchone()[
-                0
-            ]
+            # Where the session stands now, in one statement (a batch pays for each).
+            found, last = conn.execute(_WHERE_IT_ENDS, (session_id,)).fetchone()
+            exists = found == 1
             if exists != state.materialized or last != (state.cursor - 1 if state.cursor else None):
                 raise self._conflict(session_id, state.cursor, None if last is None else last + 1)
             if not state.materialized:
