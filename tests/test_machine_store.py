@@ -383,7 +383,7 @@ class StoreMachine(RuleBasedStateMachine):
         source = self.sessions[handle]
         sid = source.id
         prepared = self.expect_prepare(child, None)
-        expected: str | tuple[spec.Event, ...]
+        expected: str | spec.Rejection | tuple[spec.Event, ...]
         if child is not None and child in self.live:
             expected = "SESSION_ALREADY_EXISTS"
         elif sid not in self.live:
@@ -393,18 +393,23 @@ class StoreMachine(RuleBasedStateMachine):
         else:
             parent = self.live[sid]
             seed = spec.fork_seed(tuple(self.logs[parent]), boundary, sid)
-            expected = seed.code.value if isinstance(seed, spec.Rejection) else seed
+            expected = seed
         try:
             result = self.store.fork(sid if by_id else source, boundary, child)
         except SessionForkError as error:
-            assert error.code == expected, (error, expected)
+            if isinstance(expected, spec.Rejection):
+                # The boundary rules: the spec's code, seq and message, about the source.
+                found = (error.code, error.seq, error.message, error.session_id)
+                assert found == (expected.code.value, expected.seq, expected.message, sid), (error, expected)
+            else:
+                assert error.code == expected, (error, expected)
             tally(f"fork refused: {error.code}")
             return
         except ObserverError as error:
-            assert not isinstance(expected, str) and not isinstance(prepared, str), (expected, prepared)
+            assert isinstance(expected, tuple) and not isinstance(prepared, str), (expected, prepared)
             self.expect_refused_announcement(prepared[1], error)
             return
-        assert not isinstance(expected, str) and not isinstance(prepared, str), (expected, prepared)
+        assert isinstance(expected, tuple) and not isinstance(prepared, str), (expected, prepared)
         parent = self.live[sid]
         assert result.id == prepared[0]
         assert result.header.to_json() == header_json(
