@@ -401,6 +401,8 @@ class StoreMachine(RuleBasedStateMachine):
                 # The boundary rules: the spec's code, seq and message, about the source.
                 found = (error.code, error.seq, error.message, error.session_id)
                 assert found == (expected.code.value, expected.seq, expected.message, sid), (error, expected)
+                with pytest.raises(TypeError):  # the session id is keyword-only, as documented
+                    SessionForkError(error.code, error.message, sid)  # type: ignore[call-arg]
             else:
                 assert error.code == expected, (error, expected)
             tally(f"fork refused: {error.code}")
