@@ -69,7 +69,22 @@ BOUNDARIES = st.one_of(
     st.none(),
     st.integers(-1, 14),
     st.sampled_from(
-        (0.5, True, False, 1.0, 3.0, -0.0, 2**53 - 1, 2**53, 2**53 + 1, 2**64, -(2**63), math.nan, math.inf)
+        (
+            0.5,
+            True,
+            False,
+            1.0,
+            3.0,
+            -0.0,
+            2**53 - 1,
+            2**53,
+            2**53 + 1,
+            2**64,
+            -(2**63),
+            math.nan,
+            math.inf,
+            -math.inf,
+        )
     ),
 )
 
