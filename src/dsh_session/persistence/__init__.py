@@ -16,10 +16,29 @@ side loads the other's. Errors are typed (:mod:`dsh_session.persistence.errors`)
 and carry registry codes.
 """
 
-from dsh_session.persistence import errors
 from dsh_session.persistence.convert import copy_sessions, verify_copy
 from dsh_session.persistence.coordinator import DEFAULT_FLUSH_ON, DEFAULT_MAX_PENDING, PersistenceCoordinator
-from dsh_session.persistence.errors import *
+from dsh_session.persistence.errors import (
+    ConnectionLostError,
+    CopyMismatchError,
+    CorruptStoreError,
+    DrainError,
+    IncompatibleStoreError,
+    InvalidHeaderError,
+    PersistenceError,
+    ServerError,
+    SessionCollisionError,
+    SessionExistsError,
+    SessionNotFoundError,
+    StoreAuthError,
+    StoreClosedError,
+    StoreConflictError,
+    StoreIOError,
+    StoreLockedError,
+    StoreUnreachableError,
+    UnboundSessionError,
+    UnrepresentableError,
+)
 from dsh_session.persistence.jsonl import JsonlBackend
 from dsh_session.persistence.jsonl_layout import cwd_bucket, encode_segment
 from dsh_session.persistence.memory import MemoryBackend, MemoryStore
@@ -42,16 +61,35 @@ __all__ = [
     "DEFAULT_MAX_PENDING",
     "POSTGRES_SCHEMA_VERSION",
     "SCHEMA_VERSION",
+    "ConnectionLostError",
+    "CopyMismatchError",
+    "CorruptStoreError",
+    "DrainError",
+    "IncompatibleStoreError",
+    "InvalidHeaderError",
     "JsonlBackend",
     "MemoryBackend",
     "MemoryStore",
     "PersistenceCoordinator",
+    "PersistenceError",
     "PostgresBackend",
     "RepairReport",
+    "ServerError",
     "SessionBackend",
+    "SessionCollisionError",
+    "SessionExistsError",
+    "SessionNotFoundError",
     "SqliteBackend",
+    "StoreAuthError",
+    "StoreClosedError",
+    "StoreConflictError",
+    "StoreIOError",
+    "StoreLockedError",
+    "StoreUnreachableError",
     "StoredLog",
     "StoredSession",
+    "UnboundSessionError",
+    "UnrepresentableError",
     "copy_sessions",
     "cwd_bucket",
     "encode_segment",
@@ -61,5 +99,3 @@ __all__ = [
     "repair_report",
     "verify_copy",
 ]
-# The typed errors, each once: errors.__all__ lists them.
-__all__ += errors.__all__
