@@ -175,45 +175,38 @@ class SqliteBackend(BackendBase):
     def _load(self, session_id: str, expect: int | None, close_turn: bool = True) -> Loaded:
         streamed = self._stream_plain(session_id)
         if streamed is not None:
-            header, plain, admitter = streamed
-            count = len(plain)
-            return settle_load(
-                Loaded(header, plain, admitter, None),
-                count,
-                expect,
-                close_turn,
-                lambda: self._conflict(session_id, expect or 0, count),
-                None
-                if self.read_only
-                else lambda closers: self._repair(
-                    session_id, count, count - 1 if count else None, count, closers
-                ),
-            )
-        header, rows = self._read_session(session_id)
-        admitter = LogAdmitter()
-        try:
-            # Plain runs of rows in bulk, the rest row by row (persistence._bulk): the same events.
-            bulk = partial(rows_run, admitter)
-            events: list[Event] = kept_records(rows, self.path, admitter.admit_parsed, bulk)
-        except InvalidEventError as error:
-            raise refusal(error, lambda index: Where(self.path, None, f"row seq {rows[index][0]}")) from None
-        except CorruptStoreError:
-            if expect is not None and len(rows) != expect:
-                raise self._conflict(session_id, expect, len(rows)) from None  # changed under us
-            raise
+            header, events, admitter = streamed  # every row kept: seqs 0 to len - 1
+            stored = len(events)
+            last = stored - 1 if stored else None
+        else:
+            header, rows = self._read_session(session_id)
+            admitter = LogAdmitter()
+            try:
+                # Plain runs of rows in bulk, the rest row by row (persistence._bulk): the same events.
+                bulk = partial(rows_run, admitter)
+                events = kept_records(rows, self.path, admitter.admit_parsed, bulk)
+            except InvalidEventError as error:
+                raise refusal(error, self._row_at(rows)) from None
+            except CorruptStoreError:
+                if expect is not None and len(rows) != expect:
+                    raise self._conflict(session_id, expect, len(rows)) from None  # changed under us
+                raise
+            stored, last = len(rows), rows[-1][0] if rows else None
         preserved = len(events)
         return settle_load(
             Loaded(header, events, admitter, None),
-            len(rows),
+            stored,
             expect,
             close_turn,
-            lambda: self._conflict(session_id, expect or 0, len(rows)),
+            lambda: self._conflict(session_id, expect or 0, stored),
             None
             if self.read_only
-            else lambda closers: self._repair(
-                session_id, len(rows), rows[-1][0] if rows else None, preserved, closers
-            ),
+            else lambda closers: self._repair(session_id, stored, last, preserved, closers),
         )
+
+    def _row_at(self, rows: list[Row]) -> Callable[[int], Where]:
+        """Where the row at an index of ``rows`` is, for a refusal's message."""
+        return lambda index: Where(self.path, None, f"row seq {rows[index][0]}")
 
     def _write(self, state: Tracked, events: Sequence[Event]) -> None:
         if self.read_only:
