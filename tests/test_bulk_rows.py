@@ -520,14 +520,15 @@ def test_a_load_of_a_long_log_is_taken_in_bulk_and_equals_the_careful_load(tmp_p
         backend.append("s", events)
     careful = load_outcome(path, "careful", True)
     assert [row[1:] for row in careful[1]] == [event_row(event) for event in events]
+    taken: list[int] = []
+
+    def counted(admitter: LogAdmitter, rows: Sequence[tuple[Any, ...]]) -> list[Event] | None:
+        run = _bulk.rows_run(admitter, rows)
+        taken.append(-1 if run is None else len(run))
+        return run
+
     for way in ("stream", "bulk"):
-        taken: list[int] = []
-
-        def counted(admitter: LogAdmitter, rows: Sequence[tuple[Any, ...]]) -> list[Event] | None:
-            run = _bulk.rows_run(admitter, rows)
-            taken.append(-1 if run is None else len(run))  # noqa: B023 (read before the loop goes on)
-            return run
-
+        taken.clear()
         with mock.patch.object(sqlite, "rows_run", counted):
             outcome = load_outcome(path, way, True)
         assert sum(taken) == len(events) and -1 not in taken  # every run taken whole, once
