@@ -390,21 +390,12 @@ def read_record(index: int, record: object) -> tuple[object, object, object, obj
     if not isinstance(record, Mapping):
         raise _reject(Code.MALFORMED_EVENT, index, None, f"event at index {index} is not an object")
     missing = [key for key in _REQUIRED if key not in record]
-    if missing:
-        raise _reject(
-            Code.MALFORMED_EVENT,
-            index,
-            record.get("type"),
-            f"{_at(index, record.get('type'))} lacks {', '.join(missing)}",
-        )
     unknown = [key for key in record if key not in _EVENT_KEYS]
-    if unknown:
-        raise _reject(
-            Code.MALFORMED_EVENT,
-            index,
-            record.get("type"),
-            f"{_at(index, record.get('type'))} has unknown key(s) {', '.join(map(repr, unknown))}",
-        )
+    if missing or unknown:
+        kind = record.get("type")
+        keys = ", ".join(missing) if missing else ", ".join(map(repr, unknown))
+        wrong = "lacks" if missing else "has unknown key(s)"
+        raise _reject(Code.MALFORMED_EVENT, index, kind, f"{_at(index, kind)} {wrong} {keys}")
     seq = exact_int(record["seq"])
     if seq is None or seq != index:
         raise _reject(
