@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -15,6 +16,8 @@ from dsh_session.cli._options import no_color_option
 from dsh_session.cli._output import output
 
 _DEFAULT_SUITE = "conformance"
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @main.group()
@@ -38,6 +41,11 @@ def _suite_path(path: str | None) -> Path:
     raise click.UsageError("no conformance suite found here or above; give --suite DIR")
 
 
+def _choice_option(*names: str, choices: list[str], default: str, help: str) -> Callable[[F], F]:
+    """An option taking one of ``choices``, with its default shown in ``--help``."""
+    return click.option(*names, type=click.Choice(choices), default=default, show_default=True, help=help)
+
+
 _suite_option = click.option(
     "--suite",
     "suite_dir",
@@ -51,18 +59,16 @@ _suite_option = click.option(
 @click.option(
     "--adapter", "command", help='An adapter program, e.g. "node adapter.js" (default: in process).'
 )
-@click.option(
+@_choice_option(
     "--builtin",
-    type=click.Choice(["python", "spec"]),
+    choices=["python", "spec"],
     default="python",
-    show_default=True,
     help="The in-process adapter when no --adapter is given: this library, or the executable spec.",
 )
-@click.option(
+@_choice_option(
     "--profile",
-    type=click.Choice(["core", "strict"]),
+    choices=["core", "strict"],
     default="strict",
-    show_default=True,
     help="The profile the implementation claims (strict includes core).",
 )
 @click.option("--skip", "skip_file", type=click.Path(dir_okay=False), help="A skip file (case id -> reason).")
@@ -211,12 +217,11 @@ def fixtures() -> None:
 @click.option(
     "--rule", "rules", multiple=True, help="A registry code to break, or VALID (repeatable; default: all)."
 )
-@click.option(
+@_choice_option(
     "--format",
     "output",
-    type=click.Choice(["case", "jsonl", "sqlite"]),
+    choices=["case", "jsonl", "sqlite"],
     default="case",
-    show_default=True,
     help="Conformance cases (a runnable mini-suite), JSONL session stores, or SQLite databases.",
 )
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), help="The output directory (required).")
