@@ -27,15 +27,8 @@ def scenarios() -> list[Scenario]:
             "core",
             new(
                 log(
-                    TS(1),
-                    U("hello"),
-                    SS(1, 1),
-                    CH(1, 1),
-                    A(1, 1, "c1"),
-                    TC(1, 1, "c1"),
-                    TR(1, 1, "c1"),
-                    SE(1, 1),
-                    TE(1),
+                    TS(1), U("hello"), SS(1, 1), CH(1, 1), A(1, 1, "c1"), TC(1, 1, "c1"), TR(1, 1, "c1"),
+                    SE(1, 1), TE(1),
                 )
             ),
             messages(),
@@ -170,9 +163,7 @@ def scenarios() -> list[Scenario]:
             "core",
             new(
                 log(
-                    TS(1),
-                    SS(1, 1),
-                    D(A(1, 1, "c1"), usage={"inputTokens": 3, "outputTokens": 4}),
+                    TS(1), SS(1, 1), D(A(1, 1, "c1"), usage={"inputTokens": 3, "outputTokens": 4}),
                     TC(1, 1, "c1"),
                     D(TR(1, 1, "c1", error=True), error={"name": "E", "code": "x"}, meta={"ms": 5}),
                 )

@@ -73,14 +73,8 @@ def scenarios() -> list[Scenario]:
             "only-open-turn",
             "Only calls of the still-open turn get results (reference test 77)",
             log(
-                TS(1),
-                SS(1, 1),
-                ATC(1, 1, "old-call"),
-                SE(1, 1),
-                TE(1),
-                TS(2),
-                SS(2, 1),
-                ATC(2, 1, "new-call"),
+                TS(1), SS(1, 1), ATC(1, 1, "old-call"), SE(1, 1), TE(1),
+                TS(2), SS(2, 1), ATC(2, 1, "new-call"),
             ),
             ("docs/dialect-3fe196a751.md §C11 #77",),
         ),
@@ -88,10 +82,7 @@ def scenarios() -> list[Scenario]:
             "several-calls-in-order",
             "Each unanswered call gets a result, in log order (reference test 78)",
             log(
-                TS(1),
-                SS(1, 1),
-                ATC(1, 1, "call-a", "call-b", "call-c"),
-                TC(1, 1, "call-a"),
+                TS(1), SS(1, 1), ATC(1, 1, "call-a", "call-b", "call-c"), TC(1, 1, "call-a"),
                 TR(1, 1, "call-a"),
             ),
             ("docs/dialect-3fe196a751.md §C11 #78",),
@@ -160,8 +151,7 @@ def scenarios() -> list[Scenario]:
             "call-id-not-a-string",
             "A tool-call block whose id is not a string registers no call",
             log(
-                TS(1),
-                SS(1, 1),
+                TS(1), SS(1, 1),
                 D(A(1, 1), content=[{"type": "tool-call", "id": 5, "name": "x", "arguments": ""}]),
             ),
             ("docs/deviations.md P1",),
@@ -184,14 +174,8 @@ def scenarios() -> list[Scenario]:
             check(
                 repaired(
                     log(
-                        TS(1),
-                        U("q"),
-                        SS(1, 1),
-                        A(1, 1, "k1", "k2", "k3"),
-                        TC(1, 1, "k1"),
-                        TR(1, 1, "k1"),
-                        TC(1, 1, "k2"),
-                        CH(1, 1),
+                        TS(1), U("q"), SS(1, 1), A(1, 1, "k1", "k2", "k3"), TC(1, 1, "k1"), TR(1, 1, "k1"),
+                        TC(1, 1, "k2"), CH(1, 1),
                     )
                 )
             ).gives([]),

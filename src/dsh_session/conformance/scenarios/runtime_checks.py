@@ -45,14 +45,8 @@ TOOL = {"name": "read", "description": "read a file", "parameters": {"type": "ob
 #: Turn 1: a user message, step 1 under a header (with the answer "one"), step 2 open -- the
 #: request being checked is step 2's, so its history is the user message and "one".
 TWO_STEPS = log(
-    TS(1),
-    U("hi"),
-    SS(1, 1),
-    header(CONFIG, system="be brief", tools=[TOOL]),
-    A(1, 1, say="one"),
-    SE(1, 1),
-    SS(1, 2),
-    A(1, 2, say="two"),
+    TS(1), U("hi"), SS(1, 1), header(CONFIG, system="be brief", tools=[TOOL]), A(1, 1, say="one"), SE(1, 1),
+    SS(1, 2), A(1, 2, say="two"),
 )
 HISTORY = [user("hi"), assistant("one")]
 FAITHFUL: dict[str, Any] = {
