@@ -273,87 +273,34 @@ def scenarios() -> list[Scenario]:
 def _seed_records() -> list[Scenario]:
     """Seed records that are not events, and seqs that are not their index."""
     base = log(TS(1), U("a"))
-    bad: list[tuple[str, str, Any, Code, str]] = [
-        (
-            "record-without-time",
-            "A seed record without time",
-            [base[0], X(base[1], time=DROP)],
-            Code.MALFORMED_EVENT,
-            "strict",
-        ),
-        (
-            "record-without-data",
-            "A seed record without data",
-            [base[0], X(base[1], data=DROP)],
-            Code.MALFORMED_EVENT,
-            "strict",
-        ),
-        (
-            "record-unknown-key",
-            "A seed record with an unknown key",
-            [base[0], X(base[1], extra=1)],
-            Code.MALFORMED_EVENT,
-            "strict",
-        ),
-        (
-            "record-type-not-string",
-            "A seed record whose type is a number",
-            [base[0], X(base[1], type=7)],
-            Code.MALFORMED_EVENT,
-            "strict",
-        ),
-        (
-            "record-time-fraction",
-            "A seed record whose time is 1.5",
-            [base[0], X(base[1], time=1.5)],
-            Code.MALFORMED_EVENT,
-            "strict",
-        ),
-        (
-            "record-time-string",
-            "A seed record whose time is a string",
-            [base[0], X(base[1], time="1001")],
-            Code.MALFORMED_EVENT,
-            "strict",
-        ),
-        (
-            "seq-string",
-            'A seed record whose seq is the string "1"',
-            [base[0], X(base[1], seq="1")],
-            Code.SEQ_NOT_CONTIGUOUS,
-            "core",
-        ),
-        (
-            "seq-bool",
-            "A seed record whose seq is true",
-            [base[0], X(base[1], seq=True)],
-            Code.SEQ_NOT_CONTIGUOUS,
-            "core",
-        ),
-        (
-            "seq-gap",
-            "Seed seqs 0, 5 (reference test 11)",
-            [base[0], X(base[1], seq=5)],
-            Code.SEQ_NOT_CONTIGUOUS,
-            "core",
-        ),
-        (
-            "null-marker",
-            "A seed record whose surfaceOp is null",
-            [base[0], X(base[1], surfaceOp=None)],
-            Code.MALFORMED_SURFACE_OP,
-            "strict",
-        ),
+    event, seq, marker, provenance = (
+        Code.MALFORMED_EVENT,
+        Code.SEQ_NOT_CONTIGUOUS,
+        Code.MALFORMED_SURFACE_OP,
+        Code.MALFORMED_PROVENANCE,
+    )
+    # name, title, the keys the second record has instead, the code, the profile
+    bad: list[tuple[str, str, dict[str, Any], Code, str]] = [
+        ("record-without-time", "A seed record without time", {"time": DROP}, event, "strict"),
+        ("record-without-data", "A seed record without data", {"data": DROP}, event, "strict"),
+        ("record-unknown-key", "A seed record with an unknown key", {"extra": 1}, event, "strict"),
+        ("record-type-not-string", "A seed record whose type is a number", {"type": 7}, event, "strict"),
+        ("record-time-fraction", "A seed record whose time is 1.5", {"time": 1.5}, event, "strict"),
+        ("record-time-string", "A seed record whose time is a string", {"time": "1001"}, event, "strict"),
+        ("seq-string", 'A seed record whose seq is the string "1"', {"seq": "1"}, seq, "core"),
+        ("seq-bool", "A seed record whose seq is true", {"seq": True}, seq, "core"),
+        ("seq-gap", "Seed seqs 0, 5 (reference test 11)", {"seq": 5}, seq, "core"),
+        ("null-marker", "A seed record whose surfaceOp is null", {"surfaceOp": None}, marker, "strict"),
         (
             "null-provenance",
             "A seed record whose sourceEventSeqs is null",
-            [base[0], X(base[1], sourceEventSeqs=None)],
-            Code.MALFORMED_PROVENANCE,
+            {"sourceEventSeqs": None},
+            provenance,
             "strict",
         ),
     ]
     out = []
-    for name, title, records, code, profile in bad:
+    for name, title, keys, code, profile in bad:
         refs: tuple[str, ...] = (
             SEED,
             RECORD,
@@ -368,7 +315,7 @@ def _seed_records() -> list[Scenario]:
                 f"{title} is refused with {code.value}",
                 refs,
                 profile,
-                new(records).fails(code),
+                new([base[0], X(base[1], **keys)]).fails(code),
             )
         )
     return out
