@@ -73,6 +73,15 @@ def delta(data: dict[str, Any]) -> dict[str, Any]:
     return EV("request/header-delta", data)
 
 
+def _fold(
+    name: str, title: str, refs: tuple[str, ...], profile: str, records: list[Record], want: Any
+) -> Scenario:
+    """``request-header.<name>``: the request header a session seeded with ``records`` folds to is
+    ``want`` (a header, ``None``, or the :class:`Code` the read fails with)."""
+    steps = new(log(*records)), request_header().ends(want)
+    return scenario(f"request-header.{name}", title, (FOLD, *refs), profile, *steps)
+
+
 def scenarios() -> list[Scenario]:
     system_a = "keep1\nold\nkeep2\nkeep3"
     system_b = "keep1\nnew A\nnew B\nkeep2\nkeep3"
@@ -221,13 +230,13 @@ def scenarios() -> list[Scenario]:
             apply(h("a\nb", [READ]), {"tools": {"added": [READ], "removed": [], "changed": [EDIT]}}),
             apply(h("a\nb"), {"system": {"keepStart": 0, "keepEnd": 9, "insert": ["x"]}}),
         ),
-        scenario(
-            "request-header.fold-no-header-events",
+        _fold(
+            "fold-no-header-events",
             "A log with no header events has no header (test 95)",
-            (FOLD, "docs/dialect-3fe196a751.md §C11 #95"),
+            ("docs/dialect-3fe196a751.md §C11 #95",),
             "core",
-            new(log(TS(1), U("a"), TE(1))),
-            request_header().gives(None),
+            [TS(1), U("a"), TE(1)],
+            None,
         ),
         scenario(
             "request-header.fold-snapshots-and-deltas",
@@ -260,13 +269,13 @@ def scenarios() -> list[Scenario]:
             ),
             request_header().gives(h("fresh")),
         ),
-        scenario(
-            "request-header.delta-before-snapshot-lazy",
+        _fold(
+            "delta-before-snapshot-lazy",
             "A delta before any snapshot breaks the fold at the next read (test 97)",
-            (FOLD, "docs/dialect-3fe196a751.md §C11 #97", "docs/dialect-3fe196a751.md §I3.2 S10"),
+            ("docs/dialect-3fe196a751.md §C11 #97", "docs/dialect-3fe196a751.md §I3.2 S10"),
             "core",
-            new(log(TS(1), SS(1, 1), delta({"config": {"model": "m"}}))),
-            request_header().fails(Code.HEADER_DELTA_BEFORE_SNAPSHOT),
+            [TS(1), SS(1, 1), delta({"config": {"model": "m"}})],
+            Code.HEADER_DELTA_BEFORE_SNAPSHOT,
         ),
     ]
     out += [
@@ -302,49 +311,45 @@ def scenarios() -> list[Scenario]:
             "strict",
             decide(None, h("s"), False),
         ),
-        scenario(
-            "request-header.fold-heals-at-snapshot",
+        _fold(
+            "fold-heals-at-snapshot",
             "A delta before any snapshot breaks the fold only until the next valid snapshot",
-            (FOLD, "docs/deviations.md D-H3", "docs/dialect-3fe196a751.md §C12 B10"),
+            ("docs/deviations.md D-H3", "docs/dialect-3fe196a751.md §C12 B10"),
             "strict",
-            new(log(TS(1), SS(1, 1), delta({"config": {"model": "m"}}), snapshot(h("s")))),
-            request_header().gives(h("s")),
+            [TS(1), SS(1, 1), delta({"config": {"model": "m"}}), snapshot(h("s"))],
+            h("s"),
         ),
-        scenario(
-            "request-header.fold-malformed-snapshot",
+        _fold(
+            "fold-malformed-snapshot",
             "A snapshot without a config is MALFORMED_REQUEST_HEADER",
-            (FOLD, "dsh_spec.request_header.parse_header", "docs/deviations.md D-H3"),
+            ("dsh_spec.request_header.parse_header", "docs/deviations.md D-H3"),
             "strict",
-            new(log(TS(1), SS(1, 1), snapshot({"system": "s"}))),
-            request_header().fails(Code.MALFORMED_REQUEST_HEADER),
+            [TS(1), SS(1, 1), snapshot({"system": "s"})],
+            Code.MALFORMED_REQUEST_HEADER,
         ),
-        scenario(
-            "request-header.fold-null-system",
+        _fold(
+            "fold-null-system",
             "A snapshot whose system is null is malformed",
-            (FOLD, "docs/deviations.md D-H3"),
+            ("docs/deviations.md D-H3",),
             "strict",
-            new(log(TS(1), snapshot({"config": CONFIG, "system": None}))),
-            request_header().fails(Code.MALFORMED_REQUEST_HEADER),
+            [TS(1), snapshot({"config": CONFIG, "system": None})],
+            Code.MALFORMED_REQUEST_HEADER,
         ),
-        scenario(
-            "request-header.fold-malformed-delta",
+        _fold(
+            "fold-malformed-delta",
             "A delta with a negative keepStart is MALFORMED_HEADER_DELTA",
-            (FOLD, "dsh_spec.request_header.parse_delta", "docs/deviations.md D-H3"),
+            ("dsh_spec.request_header.parse_delta", "docs/deviations.md D-H3"),
             "strict",
-            new(
-                log(TS(1), snapshot(h("s")), delta({"system": {"keepStart": -1, "keepEnd": 0, "insert": []}}))
-            ),
-            request_header().fails(Code.MALFORMED_HEADER_DELTA),
+            [TS(1), snapshot(h("s")), delta({"system": {"keepStart": -1, "keepEnd": 0, "insert": []}})],
+            Code.MALFORMED_HEADER_DELTA,
         ),
-        scenario(
-            "request-header.fold-tools-not-named",
+        _fold(
+            "fold-tools-not-named",
             "A delta adding a tool without a name is malformed",
-            (FOLD, "docs/deviations.md D-H3"),
+            ("docs/deviations.md D-H3",),
             "strict",
-            new(
-                log(TS(1), snapshot(h("s")), delta({"tools": {"added": [{}], "removed": [], "changed": []}}))
-            ),
-            request_header().fails(Code.MALFORMED_HEADER_DELTA),
+            [TS(1), snapshot(h("s")), delta({"tools": {"added": [{}], "removed": [], "changed": []}})],
+            Code.MALFORMED_HEADER_DELTA,
         ),
         scenario(
             "request-header.equals-malformed-header",
