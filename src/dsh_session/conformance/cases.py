@@ -115,11 +115,18 @@ class Step:
 
 
 @dataclass(frozen=True)
-class Case:
+class Heading:
+    """What names a case, and the scenario it is generated from: its id, what it checks in words,
+    the spec references it rests on and its profile (``core`` or ``strict``)."""
+
     id: str
     description: str
     spec: tuple[str, ...]
     profile: str
+
+
+@dataclass(frozen=True)
+class Case(Heading):
     area: str
     steps: tuple[Step, ...]
     dialect: str = DIALECT

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, runtime_checkable
 
+from dsh_session.conformance.cases import Heading
 from dsh_spec.codes import Code
 
 _UNSET: Final[Any] = object()
@@ -48,11 +49,7 @@ class Act:
 
 
 @dataclass(frozen=True)
-class Scenario:
-    id: str
-    description: str
-    spec: tuple[str, ...]
-    profile: str
+class Scenario(Heading):
     steps: tuple[Act, ...]
     area: str = field(default="")
 
