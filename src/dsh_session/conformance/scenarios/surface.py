@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from dsh_session.conformance.notation import *
 from dsh_session.conformance.scenario import (
+    Act,
     Scenario,
     append,
     event_message,
@@ -24,6 +27,23 @@ STEP = "dsh_spec.surface.step"
 
 def node(seq: int, prev: int | None, next: int | None) -> dict[str, int | None]:
     return {"seq": seq, "prev": prev, "next": next}
+
+
+def _replaced(
+    name: str, title: str, refs: tuple[str, ...], records: list[Record], marker: Record, nodes: list[Any]
+) -> Scenario:
+    """``surface.<name>``: a session seeded with ``records`` appends the replace ``marker``; its
+    surface is then ``nodes``, and the usual reads follow."""
+    steps = new(records), append(marker), surface().gives(nodes), *reads()
+    refs = ("docs/dialect-3fe196a751.md §C5.4", *refs)
+    return scenario(f"surface.{name}", title, [STEP, *refs], "core", *steps)
+
+
+def _lazy(name: str, title: str, refs: tuple[str, ...], marker: Record, code: Code, read: Act) -> Scenario:
+    """``surface.<name>``: a bad replace ``marker`` appended to the log ``a``, ``b`` is refused with
+    ``code`` by the append or, as the reference does, by the ``read`` after it."""
+    steps = new(log(U("a"), U("b"))), append(marker).fails(code, lazy=1), read
+    return scenario(f"surface.{name}", title, [STEP, *refs], "core", *steps)
 
 
 def scenarios() -> list[Scenario]:
@@ -126,40 +146,29 @@ def scenarios() -> list[Scenario]:
             generation().gives(1),
             messages(),
         ),
-        scenario(
-            "surface.replace-prefix",
+        _replaced(
+            "replace-prefix",
             "A replace of the first two of three nodes links its node to the third (reference test 36)",
-            [STEP, "docs/dialect-3fe196a751.md §C5.4", "docs/dialect-3fe196a751.md §C11 #36"],
-            "core",
-            new(log(U("a"), U("b"), U("c"))),
-            append(replace(U("s"), 0, 1, 0, 1)),
-            surface().gives([node(3, None, 2), node(2, 3, None)]),
-            *reads(),
+            ("docs/dialect-3fe196a751.md §C11 #36",),
+            log(U("a"), U("b"), U("c")),
+            replace(U("s"), 0, 1, 0, 1),
+            [node(3, None, 2), node(2, 3, None)],
         ),
-        scenario(
-            "surface.replace-single-node",
+        _replaced(
+            "replace-single-node",
             "A replace whose start and end are one node swaps just that node (reference test 37)",
-            [
-                STEP,
-                "docs/dialect-3fe196a751.md §C5.4",
-                "docs/dialect-3fe196a751.md §C11 #37",
-                "docs/dialect-3fe196a751.md §I3.5 V6",
-            ],
-            "core",
-            new(log(U("a"), U("b"))),
-            append(replace(U("c"), 1, 1, 1)),
-            surface().gives([node(0, None, 2), node(2, 0, None)]),
-            *reads(),
+            ("docs/dialect-3fe196a751.md §C11 #37", "docs/dialect-3fe196a751.md §I3.5 V6"),
+            log(U("a"), U("b")),
+            replace(U("c"), 1, 1, 1),
+            [node(0, None, 2), node(2, 0, None)],
         ),
-        scenario(
-            "surface.replace-middle-node",
+        _replaced(
+            "replace-middle-node",
             "A replace in the middle links the replacement to both neighbours (reference test 42)",
-            [STEP, "docs/dialect-3fe196a751.md §C5.4", "docs/dialect-3fe196a751.md §C11 #42"],
-            "core",
-            new(log(U("a"), U("b"), U("c"))),
-            append(replace(U("x"), 1, 1, 1)),
-            surface().gives([node(0, None, 3), node(3, 0, 2), node(2, 3, None)]),
-            *reads(),
+            ("docs/dialect-3fe196a751.md §C11 #42",),
+            log(U("a"), U("b"), U("c")),
+            replace(U("x"), 1, 1, 1),
+            [node(0, None, 3), node(3, 0, 2), node(2, 3, None)],
         ),
         scenario(
             "surface.replace-start-after-end-by-seq",
@@ -181,36 +190,32 @@ def scenarios() -> list[Scenario]:
             new(log(TS(1), SS(1, 1), U("a"), replace(A(1, 1), 2, 2, 2))),
             *reads(),
         ),
-        scenario(
-            "surface.replace-start-missing-lazy",
+        _lazy(
+            "replace-start-missing-lazy",
             "A replace whose start is not on the surface is refused by the next surface read at the latest",
-            [
-                STEP,
+            (
                 "dsh_spec.surface.replace_range",
                 "docs/dialect-3fe196a751.md §C5.4",
                 "docs/dialect-3fe196a751.md §C11 #38",
-            ],
-            "core",
-            new(log(U("a"), U("b"))),
-            append(replace(U("c"), 5, 0, 0)).fails(Code.REPLACE_START_NOT_ON_SURFACE, lazy=1),
+            ),
+            replace(U("c"), 5, 0, 0),
+            Code.REPLACE_START_NOT_ON_SURFACE,
             surface(),
         ),
-        scenario(
-            "surface.replace-end-missing-lazy",
+        _lazy(
+            "replace-end-missing-lazy",
             "A replace whose end is not on the surface is refused by the next surface read at the latest",
-            [STEP, "docs/dialect-3fe196a751.md §C5.4", "docs/dialect-3fe196a751.md §C11 #39"],
-            "core",
-            new(log(U("a"), U("b"))),
-            append(replace(U("c"), 0, 99, 0)).fails(Code.REPLACE_END_NOT_ON_SURFACE, lazy=1),
+            ("docs/dialect-3fe196a751.md §C5.4", "docs/dialect-3fe196a751.md §C11 #39"),
+            replace(U("c"), 0, 99, 0),
+            Code.REPLACE_END_NOT_ON_SURFACE,
             surface(),
         ),
-        scenario(
-            "surface.replace-reversed-lazy",
+        _lazy(
+            "replace-reversed-lazy",
             "A replace whose start comes after its end on the surface is refused by the next read at latest",
-            [STEP, "docs/dialect-3fe196a751.md §C5.4", "docs/dialect-3fe196a751.md §C11 #40"],
-            "core",
-            new(log(U("a"), U("b"))),
-            append(replace(U("c"), 1, 0, 0, 1)).fails(Code.REPLACE_RANGE_REVERSED, lazy=1),
+            ("docs/dialect-3fe196a751.md §C5.4", "docs/dialect-3fe196a751.md §C11 #40"),
+            replace(U("c"), 1, 0, 0, 1),
+            Code.REPLACE_RANGE_REVERSED,
             messages(),
         ),
         scenario(
