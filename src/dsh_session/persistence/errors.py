@@ -1,4 +1,5 @@
-"""Typed errors of the persistence layer.
+"""Typed errors of the persistence layer (exported by :mod:`dsh_session.persistence`, whose
+``__all__`` lists them).
 
 Every error carries a registry code (the contract), a message that says what
 is wrong, where, and what to do, and -- where they apply -- the ``path`` of the
@@ -9,28 +10,6 @@ store file, the physical ``line`` of a JSONL file (1 is the header) and the
 from __future__ import annotations
 
 from dsh_session.errors import Code, DshSessionError
-
-__all__ = [
-    "ConnectionLostError",
-    "CopyMismatchError",
-    "CorruptStoreError",
-    "DrainError",
-    "IncompatibleStoreError",
-    "InvalidHeaderError",
-    "PersistenceError",
-    "ServerError",
-    "SessionCollisionError",
-    "SessionExistsError",
-    "SessionNotFoundError",
-    "StoreAuthError",
-    "StoreClosedError",
-    "StoreConflictError",
-    "StoreIOError",
-    "StoreLockedError",
-    "StoreUnreachableError",
-    "UnboundSessionError",
-    "UnrepresentableError",
-]
 
 
 class PersistenceError(DshSessionError):
