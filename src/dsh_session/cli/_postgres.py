@@ -27,7 +27,7 @@ import re
 
 from dsh_session.cli._errors import fail
 from dsh_session.cli._readonly import Reading
-from dsh_session.cli._resolve import Entry, Source, register_scheme
+from dsh_session.cli._resolve import Entry, StoreSource, register_scheme
 from dsh_session.persistence import PostgresBackend, SessionBackend
 from dsh_session.persistence.postgres_schema import DEFAULT_SCHEMA
 
@@ -103,7 +103,7 @@ def open_store(location: str, schema: str | None, *, read_only: bool = False) ->
         fail(f"{redact(location)}: {error}")
 
 
-class PostgresSource(Source):
+class PostgresSource(StoreSource):
     """A PostgreSQL store, read through a read-only backend; ``path`` is the location without
     its password."""
 
@@ -114,7 +114,6 @@ class PostgresSource(Source):
         self._location = location
         self._schema = schema
         self.reader = open_store(location, schema, read_only=True)
-        self._writer: PostgresBackend | None = None
 
     def entries(self) -> list[Entry]:
         return [Entry(self.path, sid, error) for sid, error in self.reader.catalog()]
@@ -127,15 +126,12 @@ class PostgresSource(Source):
     def read(self, session_id: str) -> Reading:
         return Reading.of(self.reader.read_log(session_id))
 
-    def backend(self, command: str) -> SessionBackend:
-        if self._writer is None:
-            self._writer = open_store(self._location, self._schema)
-        return self._writer
+    def open_writer(self) -> SessionBackend:
+        return open_store(self._location, self._schema)
 
     def close(self) -> None:
         self.reader.close()
-        if self._writer is not None:
-            self._writer.close()
+        super().close()
 
 
 def _target(location: str, schema: str | None) -> SessionBackend:

@@ -49,6 +49,7 @@ __all__ = [
     "TARGET_KINDS",
     "Entry",
     "Source",
+    "StoreSource",
     "Target",
     "open_target",
     "register_scheme",
@@ -154,13 +155,35 @@ class Source:
         """Release what the source holds."""
 
 
-class _JsonlRoot(Source):
+class StoreSource(Source):
+    """A store that commands read through a read-only reader and write through a backend of its
+    own, opened the first time one is asked for (:meth:`backend`) and closed with the source."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self._writer: SessionBackend | None = None
+
+    def open_writer(self) -> SessionBackend:
+        """A new backend that writes to this store."""
+        raise NotImplementedError
+
+    def backend(self, command: str) -> SessionBackend:
+        """A backend that writes (the reader's is read-only), opened once."""
+        if self._writer is None:
+            self._writer = self.open_writer()
+        return self._writer
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+
+
+class _JsonlRoot(StoreSource):
     kind = "jsonl"
 
     def __init__(self, path: str) -> None:
         super().__init__(path)
         self.reader = JsonlReader(path)
-        self._writer: JsonlBackend | None = None
 
     def read(self, session_id: str) -> Reading:
         return self.reader.read(session_id)
@@ -233,11 +256,8 @@ class _JsonlRoot(Source):
             return None
         return f"not a JSONL root (no cwd-<hash>/ or {NO_CWD}/ directory)"
 
-    def backend(self, command: str) -> SessionBackend:
-        """A backend that writes (the reader's is read-only), made once."""
-        if self._writer is None:
-            self._writer = JsonlBackend(self.reader.root)
-        return self._writer
+    def open_writer(self) -> SessionBackend:
+        return JsonlBackend(self.reader.root)
 
 
 class _JsonlFile(Source):
@@ -290,13 +310,12 @@ class _JsonlFile(Source):
         return root
 
 
-class _Sqlite(Source):
+class _Sqlite(StoreSource):
     kind = "sqlite"
 
     def __init__(self, path: str) -> None:
         super().__init__(path)
         self.reader = SqliteReader(path)
-        self._backend: SqliteBackend | None = None
 
     def entries(self) -> list[Entry]:
         return [
@@ -311,15 +330,12 @@ class _Sqlite(Source):
             return "a SQLite database without the session tables"
         return None
 
-    def backend(self, command: str) -> SessionBackend:
-        if self._backend is None:
-            self._backend = SqliteBackend(self.path)
-        return self._backend
+    def open_writer(self) -> SessionBackend:
+        return SqliteBackend(self.path)
 
     def close(self) -> None:
         self.reader.close()
-        if self._backend is not None:
-            self._backend.close()
+        super().close()
 
 
 class _EventList(Source):
