@@ -22,6 +22,7 @@ fork whose child forgets its parent's invariants) must each be caught;
 from __future__ import annotations
 
 import math
+import random
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -53,6 +54,7 @@ from dsh_session import (
     StoreObserver,
 )
 from dsh_session.js_json import dumps
+from tests.machine_logs import TurnWriter
 from tests.store_support import FIXED_TIME, assistant_data, fixed_clock, spec_events, user_data
 from tests.support import machine_settings
 
@@ -88,6 +90,28 @@ BOUNDARIES = st.one_of(
     ),
 )
 
+#: Boundaries every ``fork_at_the_edges`` tries on one live session, each just inside or outside a
+#: bound of the rules, or rendered in the message as JavaScript writes it (``true``, ``NaN``,
+#: ``-Infinity``, ``1e-7``, ``18446744073709552000``): all refused, each in its own words.
+EDGES: tuple[Any, ...] = (
+    2**53 - 1,
+    2**53,
+    2**53 + 1,
+    2**64,
+    -1,
+    -2,
+    True,
+    False,
+    math.nan,
+    math.inf,
+    -math.inf,
+    1e-7,
+    0.5,
+    1e21 + 0.5,
+)
+#: ``grow`` makes a log at least this long: past 256, where ints are distinct objects.
+LONG = 300
+
 TOOL = {"name": "t", "description": "d", "parameters": {"type": "object"}}
 STEPS: list[tuple[str, dict[str, Any], str | None]] = [
     ("turn/start", {"turn": 1, "trigger": {"kind": "message", "source": {"kind": "user"}}}, None),
@@ -102,6 +126,9 @@ STEPS: list[tuple[str, dict[str, Any], str | None]] = [
     ("request/header-delta", {"system": {"keepStart": 1, "keepEnd": 0, "insert": ["c"]}}, None),
     ("request/header-delta", {"config": {"model": "m3"}}, None),
 ]
+
+#: The observers ``subscribe`` makes, by kind (recorders and echoes twice as often).
+OBSERVERS = ["recorder", "recorder", "echo", "echo", "raiser", "refuser"]
 
 #: What the re-entrant observer appends when it hears of a user message.
 ECHO: tuple[str, dict[str, Any]] = ("todo/write", {"todos": []})
@@ -178,6 +205,7 @@ class StoreMachine(RuleBasedStateMachine):
         self.delivering = False
         self.token_seq = 0
         self.checked: dict[int, int] = {}  # handle -> log length at its last full check
+        self.grown = False  # ``grow`` runs once per example: a long log is costly to check
 
     # -- the model's rules -----------------------------------------------------------------------
 
@@ -240,9 +268,13 @@ class StoreMachine(RuleBasedStateMachine):
             self.model_drain()
         return failures
 
-    def model_append(self, handle: int, kind: str, data: Any, op: str | None) -> spec.Event | spec.Rejection:
+    def model_append(
+        self, handle: int, kind: str, data: Any, op: Any, refs: list[int] | None = None
+    ) -> spec.Event | spec.Rejection:
         """The event the spec appends (delivered as the store would), or its refusal."""
-        draft = spec.Draft(kind, FIXED_TIME, data, spec.ABSENT if op is None else op)
+        draft = spec.Draft(
+            kind, FIXED_TIME, data, spec.ABSENT if op is None else op, spec.ABSENT if refs is None else refs
+        )
         check = spec.validate_append_with_invariants if self.checks[handle] else spec.validate_append
         event = check(tuple(self.logs[handle]), draft)
         if isinstance(event, spec.Rejection):
@@ -277,10 +309,18 @@ class StoreMachine(RuleBasedStateMachine):
 
     # -- rules ---------------------------------------------------------------------------------------
 
-    @initialize(turns=st.integers(0, 2), cwd=st.sampled_from([None, "/w"]), invariants=st.booleans())
-    def start(self, turns: int, cwd: str | None, invariants: bool) -> None:
+    @initialize(
+        turns=st.integers(0, 2),
+        cwd=st.sampled_from([None, "/w"]),
+        invariants=st.booleans(),
+        observers=st.lists(st.sampled_from(OBSERVERS), max_size=3),
+    )
+    def start(self, turns: int, cwd: str | None, invariants: bool, observers: list[str]) -> None:
         """Begin with one live session holding some closed turns, so forks have material;
-        the store holds its sessions to the live invariants or not (``invariants``)."""
+        the store holds its sessions to the live invariants or not (``invariants``). A few
+        observers may listen from the start: the delivery bugs need two or three of them
+        in the right order (an echo before a recorder), which subscribing one per step
+        reaches only now and then."""
         self.checking = invariants
         factory = type(self).store_factory
         self.store = factory(clock=fixed_clock, on_observer_error=self.reported.append, invariants=invariants)
@@ -288,6 +328,8 @@ class StoreMachine(RuleBasedStateMachine):
         for _ in range(turns):
             for step in (STEPS[0], STEPS[3], STEPS[4], STEPS[1]):
                 self.append(0, True, step)
+        for kind in observers:
+            self.subscribe(kind)
 
     @rule(sid=st.sampled_from(IDS), cwd=st.sampled_from(CWDS), checks=CHECKS)
     def create(self, sid: str | None, cwd: str | None, checks: bool | None) -> None:
@@ -365,19 +407,59 @@ class StoreMachine(RuleBasedStateMachine):
     @precondition(lambda self: self.sessions)
     @rule(pick=st.integers(0, 50), live_only=st.booleans(), step=st.sampled_from(STEPS))
     def append(self, pick: int, live_only: bool, step: tuple[str, dict[str, Any], str | None]) -> None:
-        handle = self.choose(pick, live_only)
         kind, data, op = step
+        self.append_to(self.choose(pick, live_only), kind, data, op)
+
+    def append_to(self, handle: int, kind: str, data: Any, op: Any = None, refs: Any = None) -> Event | None:
+        """An append to the session and the model alike: the event, or ``None`` when both refuse it."""
+        options: dict[str, Any] = {"surface_op": op}
+        if refs is not None:
+            options["source_event_seqs"] = refs = list(refs)
         try:
-            event = self.sessions[handle].append(kind, data, surface_op=op)
+            event = self.sessions[handle].append(kind, data, **options)
         except InvalidEventError as error:
-            refused = self.model_append(handle, kind, data, op)
+            refused = self.model_append(handle, kind, data, op, refs)
             assert isinstance(refused, spec.Rejection), error
             assert (error.code, error.seq) == (refused.code, refused.seq)
             tally(f"append refused: {error.code}")
-            return
-        expected = self.model_append(handle, kind, data, op)
+            return None
+        expected = self.model_append(handle, kind, data, op, refs)
         assert not isinstance(expected, spec.Rejection), (event, expected)
         assert (event.seq, event.type) == (expected.seq, expected.type)
+        return event
+
+    def growable(self) -> list[int]:
+        """The live sessions ``grow`` may lengthen (none once it ran in this example)."""
+        if self.grown:
+            return []
+        return [h for h in self.live.values() if not self.checks[h] and len(self.logs[h]) < LONG]
+
+    @precondition(lambda self: self.growable())
+    @rule(pick=st.integers(0, 50), seed=st.integers(0, 2**32 - 1))
+    def grow(self, pick: int, seed: int) -> None:
+        """Whole W1-like turns (``tests/machine_logs.py``) on a live session without the live
+        invariants (their model costs a fold of the log per event), until its log is past
+        ``LONG`` events; then forks of it at seqs above 256 given as fresh ``int`` objects (an
+        ``is`` where ``==`` belongs tells them from the log's own): a ``turn/end`` and not."""
+        pool = self.growable()
+        handle = pool[pick % len(pool)]
+        self.grown = True
+        session = self.sessions[handle]
+
+        def offer(kind: str, data: Any, surface_op: Any = None, source_event_seqs: Any = None) -> Any:
+            return self.append_to(handle, kind, data, surface_op, source_event_seqs)
+
+        writer = TurnWriter(offer, lambda: session.surface.seqs(), random.Random(seed))
+        number = 1
+        while len(self.logs[handle]) < LONG:
+            writer.turn(number)
+            number += 1
+        tally("grow: a long log")
+        log = self.logs[handle]
+        ends = [e.seq for e in log if e.seq > 256 and e.type == "turn/end"]
+        others = [e.seq for e in log if e.seq > 256 and e.type != "turn/end"]
+        for seq in ends[-1:] + others[:1]:
+            self.fork_at(handle, True, int(str(seq)), None)
 
     @precondition(lambda self: self.live)
     @rule(pick=st.integers(0, 50))
@@ -394,7 +476,19 @@ class StoreMachine(RuleBasedStateMachine):
         child=st.sampled_from([None, None, "a", "b", "kid"]),
     )
     def fork(self, pick: int, live_only: bool, by_id: bool, boundary: Any, child: str | None) -> None:
-        handle = self.choose(pick, live_only)
+        self.fork_at(self.choose(pick, live_only), by_id, boundary, child)
+
+    @precondition(lambda self: self.live)
+    @rule(pick=st.integers(0, 50), by_id=st.booleans())
+    def fork_at_the_edges(self, pick: int, by_id: bool) -> None:
+        """A live session forked at every one of ``EDGES``: the bounds of a safe integer, the
+        bools, NaN and the infinities, just below 0, a float JavaScript spells its own way."""
+        handle = self.choose(pick, True)
+        for boundary in EDGES:
+            self.fork_at(handle, by_id, boundary, None)
+
+    def fork_at(self, handle: int, by_id: bool, boundary: Any, child: str | None) -> None:
+        """Fork the session ``handle`` (by id, or by the object) at ``boundary``, both sides."""
         source = self.sessions[handle]
         sid = source.id
         prepared = self.expect_prepare(child, None)
@@ -457,8 +551,22 @@ class StoreMachine(RuleBasedStateMachine):
         if expected and live is not None:
             self.model_detach(live, self.tokens[live])
 
+    @precondition(lambda self: self.live)
+    @rule(pick=st.integers(0, 50), by_id=st.booleans())
+    def reenter(self, pick: int, by_id: bool) -> None:
+        """A live session removed and entered again, twice, then the first re-entry's detach
+        called: a stale detach must leave the current entry (same id, same object) alone."""
+        handle = self.choose(pick, True)
+        for _ in range(2):
+            self.remove(handle, by_id)
+            self.enter(handle)
+        current = self.tokens.get(handle)
+        stale = [i for i, (h, token, _) in enumerate(self.detaches) if h == handle and token != current]
+        if stale:
+            self.detach(stale[-1])
+
     @precondition(lambda self: len(self.slots) < 5)
-    @rule(kind=st.sampled_from(["recorder", "recorder", "echo", "echo", "raiser", "refuser"]))
+    @rule(kind=st.sampled_from(OBSERVERS))
     def subscribe(self, kind: str) -> None:
         observer: StoreObserver
         if kind == "recorder":
