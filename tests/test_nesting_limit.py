@@ -300,3 +300,37 @@ def test_convert_refuses_a_too_deep_source_before_writing(tmp_path: Path) -> Non
     assert "Traceback" not in ran.stderr
     assert not (tmp_path / "dst.db").exists()
 
+
+
+class _LongerLoad(JsonlBackend):
+    """A JSONL backend whose load goes through ``extra`` more calls before it reads: a load
+    whose own chain of calls has grown (a refactoring adds a helper or two)."""
+
+    extra = 100
+
+    def _load(self, *args: Any, **kwargs: Any) -> Any:
+        def down(left: int) -> Any:
+            return JsonlBackend._load(self, *args, **kwargs) if left <= 0 else down(left - 1)
+
+        return down(self.extra)
+
+
+@pytest.mark.parametrize("frames", [0, DEEP])
+def test_a_load_fits_from_a_deep_stack_however_long_its_chain_of_calls(tmp_path: Path, frames: int) -> None:
+    """A load runs on a fresh stack when its caller is near the recursion limit
+    (``_stack.with_headroom``), so its outcome does not hang on how many frames its own
+    chain of calls takes: 100 more than today's, from 950 frames deep, still loads a
+    payload at the limit, and an append that must load first still stores."""
+    with JsonlBackend(tmp_path / "root") as writer:
+        writer.create(SessionHeader("s", 1))
+        writer.append("s", log_with(nested(LIMIT)))
+    with _LongerLoad(tmp_path / "root") as backend:
+        loaded = from_deep_stack(lambda: backend.load("s", close_turn=False), frames)
+        assert loaded.events[-1].data == nested(LIMIT)
+    more = Event("todo/write", 6, 7, {"b": 2})  # after the turn/end the adoption stores at 5
+    with _LongerLoad(tmp_path / "root") as backend:
+        from_deep_stack(lambda: backend.append("s", [more]), frames)
+    with JsonlBackend(tmp_path / "root", read_only=True) as reader:
+        stored = reader.load("s", close_turn=False).events
+    tail = [(event.seq, event.type) for event in stored[4:]]
+    assert tail == [(4, "todo/write"), (5, "turn/end"), (6, "todo/write")]

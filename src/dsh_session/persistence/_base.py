@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Self
 
+from dsh_session._stack import with_headroom
 from dsh_session.errors import Code, InvalidEventError
 from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence._admit import LogAdmitter
@@ -254,7 +255,7 @@ class BackendBase:
             if admitter is None:  # rebuild what a refused batch spoilt, from storage
                 admitter = LogAdmitter()
                 if state.materialized:
-                    admitter = self._load(session_id, state.cursor).admitter
+                    admitter = with_headroom(self._load, session_id, state.cursor).admitter
                 state.admitter = admitter
             try:
                 admitted = [admitter.admit(event) for event in batch]
@@ -302,7 +303,7 @@ class BackendBase:
 
     def _adopt(self, session_id: str, close_turn: bool = True) -> tuple[Tracked, Loaded]:
         """Load (and repair) the stored session and track it as loaded."""
-        loaded = self._load(session_id, None, close_turn)
+        loaded = with_headroom(self._load, session_id, None, close_turn)  # from any caller's stack
         state = Tracked(loaded.header, len(loaded.events), True, loaded.admitter, loaded.token)
         self._tracked[session_id] = state
         return state, loaded
