@@ -25,16 +25,16 @@ resolves its own placeholders (``$artifact``, ``$scratch``: paths; ``$port``:
 a loopback port where the runner plays a server, see :data:`PORT_KINDS`)
 before a request is sent.
 
-:data:`OPS` is the vocabulary: every operation a case may use, with its
-arguments and result. Operations named ``runner.*`` are carried out by the
-runner itself (reading the files an adapter wrote, damaging or locking a
-store) and never reach the adapter.
+:data:`OPS` is the vocabulary: every operation of the protocol (their
+arguments and results are in the implementers' guide, ``conformance/README.md``).
+Operations named ``runner.*`` are carried out by the runner itself (reading the
+files an adapter wrote, damaging or locking a store) and never reach the adapter.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 #: The protocol version this runner speaks.
 PROTOCOL_VERSION: Final = 2
@@ -84,132 +84,33 @@ PORT_KEY: Final = "$port"
 PORT_KINDS: Final = ("closed", "pg-refuses-credentials", "pg-drops-connection")
 
 
-class Op(NamedTuple):
-    """An operation of the protocol: its arguments and what it returns (for the docs and checks)."""
-
-    name: str
-    args: str
-    returns: str
-
-
-def _ops(*ops: Op) -> dict[str, Op]:
-    return {op.name: op for op in ops}
-
-
-#: Every operation a case may use. ``session`` / ``store`` / ``backend`` / ``observer`` /
-#: ``coordinator`` / ``agent`` arguments name handles the adapter keeps until the next ``reset``
-#: (defaults: "s", "main", "db", "o", "c", "a"). ``time`` is the clock reading the operation must use, in
-#: milliseconds.
-OPS: Final = _ops(
-    # -- control ----------------------------------------------------------------------------
-    Op(
-        "hello",
-        "{protocol}",
-        "{protocol, implementation: {name, version, language}, dialect, features: [feature]}",
-    ),
-    Op("reset", "{}", "null"),
-    Op("bye", "{}", "null (then exit)"),
-    # -- a session --------------------------------------------------------------------------
-    Op(
-        "session.new",
-        "{session?, id, seed?: [record], invariants?: bool, createdAt?, cwd?}",
-        "null; a bare session seeded with the records (checked like appends)",
-    ),
-    Op(
-        "session.append",
-        "{session?, type, data, time, surfaceOp?, sourceEventSeqs?}",
-        "the appended event record",
-    ),
-    Op("session.events", "{session?}", "[event record] (the log)"),
-    Op("session.surface", "{session?}", "[{seq, prev, next}] head to tail"),
-    Op("session.generation", "{session?}", "int: the replace generation"),
-    Op("session.invalidate", "{session?}", "null"),
-    Op("session.messages", "{session?}", "[message]: the derived history"),
-    Op("session.event_message", "{session?, seq}", "message | null: one event's projection"),
-    Op("session.closers", "{session?}", "[event record]: the crash closers the log needs"),
-    Op("session.request_header", "{session?}", "header | null: the request header in force"),
-    Op("session.balanced", "{session?, before: seq | null}", "bool: tool pairing at the cut"),
-    Op("session.region_balanced", "{session?, start, end}", "bool: the region may be collapsed"),
-    # -- pure functions ---------------------------------------------------------------------
-    Op("log.check", "{records: [record]}", "[{code, seq}]: every record breaking a rule"),
-    Op("header.equals", "{a: header, b: header}", "bool"),
-    Op("header.diff", "{prev: header, next: header}", "delta | null"),
-    Op("header.apply", "{prev: header, delta}", "header"),
-    Op(
-        "header.next_event",
-        "{prev: header | null, next: header, firstRequest: bool}",
-        "{type, data} | null: what the writer logs",
-    ),
-    # -- the session store ------------------------------------------------------------------
-    Op(
-        "store.create",
-        "{store?, session?, id?, seed?, cwd?, parentSession?, seedLength?, time}",
-        "the new session's header",
-    ),
-    Op(
-        "store.fork",
-        "{store?, session?, source?: id, sourceSession?: handle, boundary?, childId?, time}",
-        "the child's header",
-    ),
-    Op("store.enter", "{store?, session?}", "null"),
-    Op("store.remove", "{store?, session?}", "bool: it was live and is detached"),
-    Op("store.list", "{store?}", "[id] in entry order"),
-    Op("store.observe", "{store?, observer?, fail?: 'created' | 'event'}", "null"),
-    Op("store.observed", "{observer?}", "[['created', id] | ['event', id, seq]]"),
-    Op("store.observer_errors", "{store?}", "[{code, session, seq}] reported from appends"),
-    # -- persistence ------------------------------------------------------------------------
-    Op(
-        "persist.open",
-        "{backend?, kind: 'jsonl' | 'sqlite' | 'memory', path?, lockTimeout?: seconds} | "
-        "{backend?, kind: 'postgres', host, port, user, database, password?, connectTimeout?: seconds}",
-        "null",
-    ),
-    Op("persist.create", "{backend?, header}", "null"),
-    Op("persist.append", "{backend?, id, events: [record]}", "null"),
-    Op("persist.load", "{backend?, id, session?}", "{header, events}; binds the session"),
-    Op("persist.list", "{backend?}", "[header] sorted by id"),
-    Op("persist.close", "{backend?}", "null"),
-    Op(
-        "persist.copy",
-        "{src: backend, dst: backend, ids?: [id], verify?: bool}",
-        "[id] copied, in order (default: every session src lists; verify defaults to true)",
-    ),
-    Op(
-        "persist.verify",
-        "{src: backend, dst: backend, ids?: [id]}",
-        "[id] compared: each loads from dst as it loads from src",
-    ),
-    # -- the write coordinator --------------------------------------------------------------
-    Op(
-        "coord.attach",
-        "{coordinator?, store?, backend?, flushOn?: [type], maxPending?: int | null}",
-        "null; persist the store's sessions in the backend (without flushOn/maxPending: only flushes write)",
-    ),
-    Op("coord.flush", "{coordinator?, session?}", "null, once every event of the session is durable"),
-    Op("coord.flush_all", "{coordinator?}", "null"),
-    Op("coord.flushed", "{coordinator?, session?}", "int: how many of the session's events are durable"),
-    Op("coord.refused", "{coordinator?}", "[{id, code}] live sessions that could not be bound, by id"),
-    Op("coord.load", "{coordinator?, id}", "{header, events}: the stored session, repaired"),
-    Op("coord.resume", "{coordinator?, id, session?}", "the resumed live session's header"),
-    Op("coord.release", "{coordinator?, session?, discard?: bool}", "null"),
-    Op("coord.close", "{coordinator?}", "null"),
-    # -- runtime checks ---------------------------------------------------------------------
-    Op(
-        "agent.status",
-        "{agent?, status}",
-        "null: the agent announces a status (refused: a no-op transition, or leaving disposed)",
-    ),
-    Op(
-        "request.check",
-        "{session?, request: {messages?, model?, system?, temperature?, maxTokens?, stop?, tools?}}",
-        "null: the request is what the session's log reconstructs",
-    ),
-    # -- carried out by the runner ----------------------------------------------------------
-    Op("runner.read", "{path, file}", "the file's text (invalid UTF-8 as \\xNN)"),
-    Op("runner.files", "{path}", "[relative path] of every file under path, sorted"),
-    Op("runner.write", "{path, file, text, append?: bool}", "null"),
-    Op("runner.sql", "{path, sql}", "[[column]]: the rows of a statement"),
-    Op("runner.lock", "{path, file?}", "null: hold a lock until the case ends"),
+#: Every operation of the protocol, by area; what each takes and gives back is in the table of
+#: operations of the implementers' guide (``conformance/README.md``), which a test holds to this
+#: list. ``session`` / ``store`` / ``backend`` / ``observer`` / ``coordinator`` / ``agent``
+#: arguments name handles the adapter keeps until the next ``reset`` (defaults: "s", "main", "db",
+#: "o", "c", "a"). ``time`` is the clock reading the operation must use, in milliseconds.
+OPS: Final = (
+    # control
+    "hello", "reset", "bye",
+    # a session
+    "session.new", "session.append", "session.events", "session.surface", "session.generation",
+    "session.invalidate", "session.messages", "session.event_message", "session.closers",
+    "session.request_header", "session.balanced", "session.region_balanced",
+    # pure functions
+    "log.check", "header.equals", "header.diff", "header.apply", "header.next_event",
+    # the session store
+    "store.create", "store.fork", "store.enter", "store.remove", "store.list", "store.observe",
+    "store.observed", "store.observer_errors",
+    # persistence
+    "persist.open", "persist.create", "persist.append", "persist.load", "persist.list", "persist.close",
+    "persist.copy", "persist.verify",
+    # the write coordinator
+    "coord.attach", "coord.flush", "coord.flush_all", "coord.flushed", "coord.refused", "coord.load",
+    "coord.resume", "coord.release", "coord.close",
+    # runtime checks
+    "agent.status", "request.check",
+    # carried out by the runner
+    "runner.read", "runner.files", "runner.write", "runner.sql", "runner.lock",
 )
 
 #: Operations the runner itself carries out.
