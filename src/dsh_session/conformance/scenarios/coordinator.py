@@ -125,6 +125,20 @@ def on_disk(session_id: str, kind: str = "jsonl") -> list[Act]:
     return [open_(kind, path, backend="check"), load(session_id, backend="check", session=None)]
 
 
+def writing(kind: str, records: list[Record]) -> list[Act]:
+    """A ``kind`` store with a coordinator attached (:func:`attached`), and session ``s`` at ``/w``
+    created in its store with ``records`` appended (:func:`appends`)."""
+    return [*attached(kind), create("s", cwd="/w"), *appends(records)]
+
+
+def earlier(session_id: str, records: list[Record], *, kind: str = "jsonl", **fields: Any) -> list[Act]:
+    """What an earlier process left: a ``kind`` store (JSONL at :data:`ROOT`, SQLite at
+    :data:`DATABASE`), opened as backend ``earlier``, holding ``records`` under ``session_id``
+    (:func:`stored_session`)."""
+    stored = stored_session(session_id, records, "earlier", **fields)
+    return [open_(kind, ROOT if kind == "jsonl" else DATABASE, backend="earlier"), *stored]
+
+
 # -- the reference's coordinator contract ----------------------------------------------------
 
 
@@ -136,9 +150,7 @@ def contract() -> list[Scenario]:
             "A session driven through the store is on disk after a flush (contract 1)",
             (*ref, "docs/dialect-3fe196a751.md §P6.2 #1"),
             "core",
-            attached(),
-            create("s", cwd="/w"),
-            appends(TURN),
+            writing("jsonl", TURN),
             flushed().gives(0),
             flush(),
             flushed().gives(6),
@@ -177,9 +189,7 @@ def contract() -> list[Scenario]:
             "A later process resumes a stored session and goes on at the next seq (contract 6)",
             (*ref, "docs/dialect-3fe196a751.md §P6.2 #6"),
             "core",
-            attached(),
-            create("s", cwd="/w"),
-            appends(TURN),
+            writing("jsonl", TURN),
             shut(),
             open_("jsonl", ROOT, backend="later"),
             attach("later", flush_on=[], coordinator="c2", store="second"),
@@ -209,9 +219,7 @@ def contract() -> list[Scenario]:
             "Closing the coordinator writes every session's waiting events (contract 8)",
             (*ref, "docs/dialect-3fe196a751.md §P4.3", "docs/dialect-3fe196a751.md §P6.2 #8"),
             "core",
-            attached(),
-            create("s", cwd="/w"),
-            appends(TURN),
+            writing("jsonl", TURN),
             create("t", session="t"),
             appends(TURN[:2], session="t"),
             shut(),
@@ -223,9 +231,7 @@ def contract() -> list[Scenario]:
             "A new coordinator takes a live session over from what an earlier one wrote (contract 9)",
             (*ref, ADOPTION, "docs/dialect-3fe196a751.md §P6.2 #9"),
             "core",
-            attached(),
-            create("s", cwd="/w"),
-            appends(TURN),
+            writing("jsonl", TURN),
             shut(),
             open_("jsonl", ROOT, backend="again"),
             attach("again", flush_on=[], coordinator="c2"),
@@ -240,8 +246,7 @@ def contract() -> list[Scenario]:
             "A live session ahead of its stored prefix gets only the rest written (contract 10)",
             (*ref, ADOPTION, "docs/dialect-3fe196a751.md §P6.2 #10"),
             "core",
-            open_("jsonl", ROOT, backend="earlier"),
-            stored_session("s", log(*TURN)[:2], "earlier"),
+            earlier("s", log(*TURN)[:2]),
             create("s", seed=log(*TURN), cwd="/w"),
             attached(),
             flush(),
@@ -254,8 +259,7 @@ def contract() -> list[Scenario]:
             "session ends the turn (contract 11)",
             (*ref, ADOPTION, "docs/dialect-3fe196a751.md §P4.5", "docs/dialect-3fe196a751.md §P6.2 #11"),
             "core",
-            open_("jsonl", ROOT, backend="earlier"),
-            stored_session("s", log(*TURN, *OPEN), "earlier"),
+            earlier("s", log(*TURN, *OPEN)),
             Act(
                 "runner.write",
                 {"path": ROOT, "file": log_file("s", "/w"), "text": '{"type":"assistant/ch', "append": True},
@@ -272,8 +276,7 @@ def contract() -> list[Scenario]:
             "(contract 12)",
             (*ref, ADOPTION, "docs/errors.md ID_COLLISION_LOG", "docs/dialect-3fe196a751.md §P6.2 #12"),
             "core",
-            open_("jsonl", ROOT, backend="earlier"),
-            stored_session("s", log(*TURN), "earlier"),
+            earlier("s", log(*TURN)),
             create("s", seed=log(TS(1), U("another")), cwd="/w"),
             attached(),
             flush().fails(Code.ID_COLLISION_LOG),
@@ -299,8 +302,7 @@ def contract() -> list[Scenario]:
             "its flush (contract 19-21)",
             (*ref, ADOPTION, "docs/errors.md ID_COLLISION_CWD", "docs/dialect-3fe196a751.md §P6.2 #19-21"),
             "core",
-            open_("jsonl", ROOT, backend="earlier"),
-            stored_session("s", log(*TURN), "earlier", cwd="/a"),
+            earlier("s", log(*TURN), cwd="/a"),
             stored_session("t", log(*TURN), "earlier", cwd=None),
             create("s", seed=log(*TURN), cwd="/b"),
             create("t", seed=log(*TURN), cwd="/a", session="t"),
@@ -325,13 +327,16 @@ def contract() -> list[Scenario]:
 
 def deviations() -> list[Scenario]:
     dev = (COORD, ADOPTION)
-    # "x" stored at another cwd than its live session's (so writing it fails), "y" writable.
-    stored_elsewhere = (
-        open_("jsonl", ROOT, backend="earlier"),
-        stored_session("x", log(*TURN), "earlier", cwd="/a"),
+    # "x" stored at another cwd than its live session's (so writing it fails), "y" writable; a
+    # coordinator attached, a turn appended to "y", and flush_all failing for "x".
+    draining = (
+        earlier("x", log(*TURN), cwd="/a"),
         create("x", seed=log(*TURN), cwd="/b", session="x"),
         create("y", cwd="/w", session="y"),
         open_("jsonl", ROOT),
+        attach(),
+        appends(TURN, session="y"),
+        flush_all().fails(Code.DRAIN_FAILED),
     )
     # "s" stored with another createdAt, "t" with a seedLength its live session lacks: both refused.
     other_headers = (
@@ -367,6 +372,8 @@ def deviations() -> list[Scenario]:
         "docs/errors.md SESSION_NOT_LIVE",
         "docs/dialect-3fe196a751.md §P7 B30",
     )
+    # Session "s" leaves the store, is written once more, then no longer bound.
+    leaving = (remove(), flush(), flush().fails(Code.SESSION_NOT_LIVE))
     todo_true = EV("todo/write", {"todos": [], "merge": True})
     todo_one = EV("todo/write", {"todos": [], "merge": 1})
     reordered = [{key: record[key] for key in reversed(list(record))} for record in log(*TURN)]
@@ -377,8 +384,7 @@ def deviations() -> list[Scenario]:
             "is the live session's own past",
             (*dev, "docs/deviations.md C1", "docs/dialect-3fe196a751.md §P7 B1"),
             "strict",
-            open_("jsonl", ROOT, backend="earlier"),
-            stored_session("s", reordered, "earlier"),
+            earlier("s", reordered),
             read(ROOT, log_file("s", "/w")),
             create("s", seed=log(*TURN), cwd="/w"),
             attached(),
@@ -409,8 +415,7 @@ def deviations() -> list[Scenario]:
                 "docs/dialect-3fe196a751.md §P7 B1",
             ),
             "strict",
-            open_("sqlite", DATABASE, backend="earlier"),
-            stored_session("s", log(TS(1), U("a"), SS(1, 1), ATC(1, 1, "c1"), TC(1, 1, "c1")), "earlier"),
+            earlier("s", log(TS(1), U("a"), SS(1, 1), ATC(1, 1, "c1"), TC(1, 1, "c1")), kind="sqlite"),
             close("earlier"),
             attached("sqlite"),
             resume("s"),
@@ -425,8 +430,7 @@ def deviations() -> list[Scenario]:
             "The stored cwd is checked on SQLite too, and an absent cwd differs from any",
             cwd_checked,
             "strict",
-            open_("sqlite", DATABASE, backend="earlier"),
-            stored_session("s", log(*TURN), "earlier", cwd="/a"),
+            earlier("s", log(*TURN), kind="sqlite", cwd="/a"),
             stored_session("t", log(*TURN), "earlier", cwd=None),
             close("earlier"),
             create("s", seed=log(*TURN), cwd="/b"),
@@ -443,8 +447,7 @@ def deviations() -> list[Scenario]:
             "A live session whose cwd is not the stored log's is refused at its flush on SQLite too",
             cwd_checked,
             "strict",
-            open_("sqlite", DATABASE, backend="earlier"),
-            stored_session("s", log(*TURN), "earlier", cwd="/a"),
+            earlier("s", log(*TURN), kind="sqlite", cwd="/a"),
             close("earlier"),
             create("s", seed=log(*TURN), cwd="/b"),
             attached("sqlite"),
@@ -492,9 +495,7 @@ def deviations() -> list[Scenario]:
                 "docs/dialect-3fe196a751.md §P7 B14",
             ),
             "strict",
-            attached(),
-            create("s", cwd="/w"),
-            appends([TS(1), U("a"), SS(1, 1)]),
+            writing("jsonl", [TS(1), U("a"), SS(1, 1)]),
             flush(),
             coord_load("s").fails(Code.SESSION_ALREADY_BOUND),
             resume("s", session="r").fails(Code.SESSION_ALREADY_BOUND),
@@ -531,9 +532,7 @@ def deviations() -> list[Scenario]:
                 "docs/dialect-3fe196a751.md §P7 B16",
             ),
             "strict",
-            attached(),
-            create("s", cwd="/w"),
-            appends([TS(1), U("a")]),
+            writing("jsonl", [TS(1), U("a")]),
             flush(),
             open_("jsonl", ROOT, backend="outside"),
             load("s", backend="outside", session=None),
@@ -546,10 +545,7 @@ def deviations() -> list[Scenario]:
             "close writes every session it can and then reports the ones it could not (DRAIN_FAILED)",
             drain_failed,
             "strict",
-            *stored_elsewhere,
-            attach(),
-            appends(TURN, session="y"),
-            flush_all().fails(Code.DRAIN_FAILED),
+            *draining,
             flushed("y").gives(6),
             shut().fails(Code.DRAIN_FAILED),
             flush("y").fails(Code.STORE_CLOSED),
@@ -561,10 +557,7 @@ def deviations() -> list[Scenario]:
             "(DRAIN_FAILED)",
             drain_failed,
             "strict",
-            *stored_elsewhere,
-            attach(),
-            appends(TURN, session="y"),
-            flush_all().fails(Code.DRAIN_FAILED),
+            *draining,
             shut().fails(Code.DRAIN_FAILED),
             on_disk("y"),
         ),
@@ -573,12 +566,8 @@ def deviations() -> list[Scenario]:
             "A session that left the store is written once more and then released",
             left_released,
             "strict",
-            attached("memory"),
-            create("s", cwd="/w"),
-            appends(TURN[:2]),
-            remove(),
-            flush(),
-            flush().fails(Code.SESSION_NOT_LIVE),
+            writing("memory", TURN[:2]),
+            *leaving,
             flushed().fails(Code.SESSION_NOT_LIVE),
             coord_load("s"),
         ),
@@ -587,12 +576,8 @@ def deviations() -> list[Scenario]:
             "A session that left the store is written once more and then released (a JSONL store)",
             left_released,
             "strict",
-            attached(),
-            create("s", cwd="/w"),
-            appends(TURN[:2]),
-            remove(),
-            flush(),
-            flush().fails(Code.SESSION_NOT_LIVE),
+            writing("jsonl", TURN[:2]),
+            *leaving,
             coord_load("s"),
         ),
         scenario(
@@ -645,9 +630,7 @@ def deviations() -> list[Scenario]:
             "release refuses a session still in the store, and drops or writes one that left it",
             (*dev, "docs/deviations.md C8", "docs/errors.md SESSION_ALREADY_BOUND"),
             "strict",
-            attached("memory"),
-            create("s", cwd="/w"),
-            appends(TURN[:2]),
+            writing("memory", TURN[:2]),
             release().fails(Code.SESSION_ALREADY_BOUND),
             remove(),
             release(discard=True),
