@@ -125,7 +125,7 @@ def on_disk(session_id: str, kind: str = "jsonl") -> list[Act]:
     return [open_(kind, path, backend="check"), load(session_id, backend="check", session=None)]
 
 
-def writing(kind: str, records: list[Record]) -> list[Act]:
+def writing(records: list[Record], kind: str = "jsonl") -> list[Act]:
     """A ``kind`` store with a coordinator attached (:func:`attached`), and session ``s`` at ``/w``
     created in its store with ``records`` appended (:func:`appends`)."""
     return [*attached(kind), create("s", cwd="/w"), *appends(records)]
@@ -150,7 +150,7 @@ def contract() -> list[Scenario]:
             "A session driven through the store is on disk after a flush (contract 1)",
             (*ref, "docs/dialect-3fe196a751.md §P6.2 #1"),
             "core",
-            writing("jsonl", TURN),
+            writing(TURN),
             flushed().gives(0),
             flush(),
             flushed().gives(6),
@@ -189,7 +189,7 @@ def contract() -> list[Scenario]:
             "A later process resumes a stored session and goes on at the next seq (contract 6)",
             (*ref, "docs/dialect-3fe196a751.md §P6.2 #6"),
             "core",
-            writing("jsonl", TURN),
+            writing(TURN),
             shut(),
             open_("jsonl", ROOT, backend="later"),
             attach("later", flush_on=[], coordinator="c2", store="second"),
@@ -219,7 +219,7 @@ def contract() -> list[Scenario]:
             "Closing the coordinator writes every session's waiting events (contract 8)",
             (*ref, "docs/dialect-3fe196a751.md §P4.3", "docs/dialect-3fe196a751.md §P6.2 #8"),
             "core",
-            writing("jsonl", TURN),
+            writing(TURN),
             create("t", session="t"),
             appends(TURN[:2], session="t"),
             shut(),
@@ -231,7 +231,7 @@ def contract() -> list[Scenario]:
             "A new coordinator takes a live session over from what an earlier one wrote (contract 9)",
             (*ref, ADOPTION, "docs/dialect-3fe196a751.md §P6.2 #9"),
             "core",
-            writing("jsonl", TURN),
+            writing(TURN),
             shut(),
             open_("jsonl", ROOT, backend="again"),
             attach("again", flush_on=[], coordinator="c2"),
@@ -495,7 +495,7 @@ def deviations() -> list[Scenario]:
                 "docs/dialect-3fe196a751.md §P7 B14",
             ),
             "strict",
-            writing("jsonl", [TS(1), U("a"), SS(1, 1)]),
+            writing([TS(1), U("a"), SS(1, 1)]),
             flush(),
             coord_load("s").fails(Code.SESSION_ALREADY_BOUND),
             resume("s", session="r").fails(Code.SESSION_ALREADY_BOUND),
@@ -532,7 +532,7 @@ def deviations() -> list[Scenario]:
                 "docs/dialect-3fe196a751.md §P7 B16",
             ),
             "strict",
-            writing("jsonl", [TS(1), U("a")]),
+            writing([TS(1), U("a")]),
             flush(),
             open_("jsonl", ROOT, backend="outside"),
             load("s", backend="outside", session=None),
@@ -566,7 +566,7 @@ def deviations() -> list[Scenario]:
             "A session that left the store is written once more and then released",
             left_released,
             "strict",
-            writing("memory", TURN[:2]),
+            writing(TURN[:2], kind="memory"),
             *leaving,
             flushed().fails(Code.SESSION_NOT_LIVE),
             coord_load("s"),
@@ -576,7 +576,7 @@ def deviations() -> list[Scenario]:
             "A session that left the store is written once more and then released (a JSONL store)",
             left_released,
             "strict",
-            writing("jsonl", TURN[:2]),
+            writing(TURN[:2]),
             *leaving,
             coord_load("s"),
         ),
@@ -630,7 +630,7 @@ def deviations() -> list[Scenario]:
             "release refuses a session still in the store, and drops or writes one that left it",
             (*dev, "docs/deviations.md C8", "docs/errors.md SESSION_ALREADY_BOUND"),
             "strict",
-            writing("memory", TURN[:2]),
+            writing(TURN[:2], kind="memory"),
             release().fails(Code.SESSION_ALREADY_BOUND),
             remove(),
             release(discard=True),
