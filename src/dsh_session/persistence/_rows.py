@@ -26,7 +26,7 @@ from dsh_session.persistence._codec import (
     surface_op_text,
 )
 from dsh_session.persistence.errors import CorruptStoreError, PersistenceError
-from dsh_session.persistence.jsonl_scan import check_torn_region, too_deep
+from dsh_session.persistence.jsonl_scan import check_torn_region, keep_taken, too_deep
 
 _loads = orjson.loads
 _DecodeError = orjson.JSONDecodeError
@@ -143,13 +143,7 @@ def _scan(
             raise too_deep(where, None, f"row seq {row[0]}", row[0])
         broken = record is HOLE
         if not broken and row[0] == index:
-            if take is None:
-                keep(record)
-            elif failure is None:
-                try:
-                    keep(take(record, stored))
-                except Exception as error:  # raised once the whole table is scanned
-                    failure = error
+            failure = keep_taken(keep, take, record, stored, failure)
             continue
         # A database stores a row whole or not at all: no crash tears its log, so a row that
         # does not parse or is not the next event is damage wherever it is -- nothing is cut.

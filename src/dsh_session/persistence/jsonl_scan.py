@@ -102,13 +102,7 @@ def scan_log(
             seq = record.get("seq")
             if (type(seq) is int or type(seq) is float) and seq == index:
                 committed += len(line) + 1
-                if take is None:
-                    keep_record(record)
-                elif failure is None:
-                    try:
-                        keep_record(take(record, raw))
-                    except Exception as error:  # returned once the whole file is scanned
-                        failure = error
+                failure = keep_taken(keep_record, take, record, raw, failure)
                 continue
         if record is TOO_DEEP:
             raise too_deep(path, index + 2, f"line {index + 2}", index)
@@ -172,6 +166,26 @@ def _check_torn_lines(lines: list[bytes], keep: int, base: int, path: str) -> No
         if record is TOO_DEEP or too_deep_at(record, RECORD_DEPTH) is not None:
             index = base + offset
             raise too_deep(path, index + 2, f"line {index + 2}", index)
+
+
+def keep_taken(
+    keep: Callable[[Any], None],
+    take: Callable[[dict[str, Any], bytes | None], Any] | None,
+    record: dict[str, Any],
+    stored: bytes | None,
+    failure: Exception | None,
+) -> Exception | None:
+    """One kept record of a scan: handed to ``keep`` as it is (no ``take``), or what ``take``
+    makes of it -- until ``take`` first raises. Returns the scan's failure so far, ``take``'s
+    first error, which the scan raises once it has read everything (damage is reported first)."""
+    if take is None:
+        keep(record)
+    elif failure is None:
+        try:
+            keep(take(record, stored))
+        except Exception as error:
+            return error
+    return failure
 
 
 def check_torn_region(
