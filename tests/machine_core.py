@@ -73,6 +73,12 @@ class Clock:
 
 #: Odd clock readings: integral floats are fine (canonical ints), the rest are not integers.
 ODD_TIMES = (7.0, -3, 0, 2**53, 2**53 + 1, 2.0**60, 7.5, True, float("nan"), "7", None)
+#: Clock readings at the edges of the exact range, each a step on either side of its end.
+EDGE_TIMES = (-(2**53) - 1, -(2**53), -(2**53) + 1, 2**53 - 1, 2**53, 2**53 + 1, 2**54)
+
+
+class _Text(str):
+    """A ``str`` subclass: no JSON value, so an ``"append"`` of this class is no surface operation."""
 
 
 #: A log this long is long enough: the bulk rules then add little at a time.
@@ -322,6 +328,38 @@ class CoreMachine(RuleBasedStateMachine):
             offer.data, offer.spec_data = S.shared_reference_value(), S.shared_reference_value()
             offer.label += " with shared references"
         self.offer(offer)
+
+    @rule(data=st.data())
+    def append_at_the_edges(self, data: st.DataObject) -> None:
+        """One offer for each edge in turn (a search seldom draws all of them at the right
+        moment): a log-only event at each edge of the time range, a surface append whose
+        ``surfaceOp`` is a ``str`` subclass equal to ``"append"``, one whose provenance names
+        itself alone, a replace whose ``op`` sorts after ``"replace"``, and replaces with an
+        endpoint at either end of the exact range."""
+        for time in EDGE_TIMES:
+            self.clock.queued = [time]
+            kind = data.draw(st.sampled_from(S.LOG_ONLY_KINDS))
+            self.offer(Offer(kind, {"at": "edge"}, {"at": "edge"}, label=f"{kind} at the edge time {time}"))
+        kind = data.draw(st.sampled_from(S.SURFACE_KINDS))
+        payload = data.draw(S.payloads(kind))
+        odd = _Text("append")
+        self.offer(Offer(kind, payload, payload, odd, odd, label=f"{kind} whose surfaceOp is a str subclass"))
+        payload = data.draw(S.payloads(kind))
+        seq = len(self.log)
+        label = f"{kind} whose provenance names itself alone"
+        self.offer(Offer(kind, payload, payload, "append", "append", [seq], [seq], label=label))
+        order = self.order
+        if order:
+            start, end = order[0], order[-1]
+            ops = [
+                ({"op": "replacement", "start": start, "end": end}, "whose op sorts after 'replace'"),
+                ({"op": "replace", "start": 2**53, "end": end}, "from 2**53 (an int, not on the surface)"),
+                ({"op": "replace", "start": start, "end": -(2**53)}, "to -(2**53) (an int, not on it)"),
+            ]
+            for op, how in ops:
+                payload = data.draw(S.payloads(kind))
+                label = f"{kind} replace {how}"
+                self.offer(Offer(kind, payload, payload, op, dict(op), list(order), list(order), label=label))
 
     @rule(data=st.data(), how=st.sampled_from(MANY))
     def append_many(self, data: st.DataObject, how: str) -> None:
