@@ -60,6 +60,13 @@ def load(session_id: str, backend: str = "db", session: str | None = "s") -> Act
     return Act("persist.load", args)
 
 
+def open_and_load(root: Any, *, backend: str = "db", fails: Code | None = None) -> list[Act]:
+    """``backend`` opened on the JSONL store at ``root``, then session ``s`` loaded from it (refused
+    with ``fails`` when that is given)."""
+    loading = load("s", backend=backend)
+    return [open_("jsonl", root, backend=backend), loading if fails is None else loading.fails(fails)]
+
+
 def listing(backend: str = "db") -> Act:
     return Act("persist.list", {"backend": backend})
 
@@ -588,8 +595,7 @@ def jsonl_files() -> list[Scenario]:
             open_("jsonl", root),
             stored_session("s", log(*CONTRACT)),
             put(root, file, '{"type":"assistant/chunk","seq":8,"ti'),
-            open_("jsonl", root, backend="again"),
-            load("s", backend="again"),
+            open_and_load(root, backend="again"),
             read(root, file),
             write("s", log(*CONTRACT, SE(2, 1), TE(2), TS(3), U("x"))[10:], backend="again"),
             open_("jsonl", root, backend="third"),
@@ -633,8 +639,7 @@ def jsonl_files() -> list[Scenario]:
             ),
             "core",
             put(root, file, ""),
-            open_("jsonl", root),
-            load("s").fails(Code.STORE_CORRUPT),
+            open_and_load(root, fails=Code.STORE_CORRUPT),
         ),
         scenario(
             "persistence.jsonl-header-not-a-session",
@@ -642,8 +647,7 @@ def jsonl_files() -> list[Scenario]:
             (LOAD, "docs/dialect-3fe196a751.md §I3.2 S7", "docs/dialect-3fe196a751.md §P6.4 #16"),
             "core",
             put(root, file, '{"type":"turn/start","seq":0}\n'),
-            open_("jsonl", root),
-            load("s").fails(Code.STORE_CORRUPT),
+            open_and_load(root, fails=Code.STORE_CORRUPT),
         ),
         scenario(
             "persistence.jsonl-gap-before-turn-end",
@@ -658,8 +662,7 @@ def jsonl_files() -> list[Scenario]:
                 '{"type":"step/end","seq":5,"time":1,"data":{"turn":1,"step":1}}\n'
                 '{"type":"turn/end","seq":6,"time":1,"data":{"turn":1,"reason":{"kind":"completed"}}}\n',
             ),
-            open_("jsonl", root, backend="again"),
-            load("s", backend="again").fails(Code.STORE_CORRUPT),
+            open_and_load(root, backend="again", fails=Code.STORE_CORRUPT),
         ),
         scenario(
             "persistence.jsonl-gap-after-turn-end",
@@ -669,8 +672,7 @@ def jsonl_files() -> list[Scenario]:
             open_("jsonl", root),
             stored_session("s", closed),
             put(root, file, '{"type":"turn/start","seq":9,"time":1,"data":{"turn":2}}\n'),
-            open_("jsonl", root, backend="again"),
-            load("s", backend="again"),
+            open_and_load(root, backend="again"),
             read(root, file),
         ),
         scenario(
@@ -685,8 +687,7 @@ def jsonl_files() -> list[Scenario]:
                 file,
                 'garbage\n{"type":"turn/end","seq":3,"time":1,"data":{"turn":1,"reason":{"kind":"x"}}}\n',
             ),
-            open_("jsonl", root, backend="again"),
-            load("s", backend="again").fails(Code.STORE_CORRUPT),
+            open_and_load(root, backend="again", fails=Code.STORE_CORRUPT),
         ),
         scenario(
             "persistence.jsonl-marker-less-event-refused",
@@ -701,8 +702,7 @@ def jsonl_files() -> list[Scenario]:
                 file,
                 '{"type":"user/message","seq":1,"time":1,"data":{"content":[],"source":{"kind":"user"}}}\n',
             ),
-            open_("jsonl", root, backend="again"),
-            load("s", backend="again").fails(Code.MISSING_SURFACE_OP),
+            open_and_load(root, backend="again", fails=Code.MISSING_SURFACE_OP),
         ),
         scenario(
             "persistence.jsonl-infinite-number-refused",
@@ -712,8 +712,7 @@ def jsonl_files() -> list[Scenario]:
             open_("jsonl", root),
             stored_session("s", closed),
             put(root, file, '{"type":"todo/write","seq":6,"time":1,"data":{"x":1e400}}\n'),
-            open_("jsonl", root, backend="again"),
-            load("s", backend="again").fails(Code.NON_JSON_DATA),
+            open_and_load(root, backend="again", fails=Code.NON_JSON_DATA),
         ),
         scenario(
             "persistence.jsonl-header-unknown-key",
@@ -721,8 +720,7 @@ def jsonl_files() -> list[Scenario]:
             (LOAD, "docs/deviations.md P2"),
             "strict",
             put(root, file, '{"type":"session","version":0,"id":"s","createdAt":1,"cwd":"/w","x":1}\n'),
-            open_("jsonl", root),
-            load("s").fails(Code.STORE_CORRUPT),
+            open_and_load(root, fails=Code.STORE_CORRUPT),
         ),
         scenario(
             "persistence.jsonl-header-null-cwd",
@@ -732,8 +730,7 @@ def jsonl_files() -> list[Scenario]:
             put(
                 root, "_no-cwd/s.jsonl", '{"type":"session","version":0,"id":"s","createdAt":1,"cwd":null}\n'
             ),
-            open_("jsonl", root),
-            load("s").fails(Code.STORE_CORRUPT),
+            open_and_load(root, fails=Code.STORE_CORRUPT),
         ),
         scenario(
             "persistence.jsonl-file-of-another-session",
@@ -741,8 +738,7 @@ def jsonl_files() -> list[Scenario]:
             (LOAD, "docs/deviations.md P3", "docs/dialect-3fe196a751.md §P7 B17"),
             "strict",
             put(root, file, '{"type":"session","version":0,"id":"other","createdAt":1,"cwd":"/w"}\n'),
-            open_("jsonl", root),
-            load("s").fails(Code.STORE_CORRUPT),
+            open_and_load(root, fails=Code.STORE_CORRUPT),
         ),
         scenario(
             "persistence.jsonl-file-in-wrong-directory",
@@ -752,8 +748,7 @@ def jsonl_files() -> list[Scenario]:
             put(
                 root, "_no-cwd/s.jsonl", '{"type":"session","version":0,"id":"s","createdAt":1,"cwd":"/w"}\n'
             ),
-            open_("jsonl", root),
-            load("s").fails(Code.STORE_CORRUPT),
+            open_and_load(root, fails=Code.STORE_CORRUPT),
             listing().gives([]),
         ),
         scenario(
@@ -763,8 +758,7 @@ def jsonl_files() -> list[Scenario]:
             "strict",
             put(root, file, '{"type":"session","version":0,"id":"s","createdAt":1,"cwd":"/w"}\n'),
             put(root, "_no-cwd/s.jsonl", '{"type":"session","version":0,"id":"s","createdAt":1}\n'),
-            open_("jsonl", root),
-            load("s").fails(Code.STORE_CORRUPT),
+            open_and_load(root, fails=Code.STORE_CORRUPT),
         ),
         scenario(
             "persistence.jsonl-list-only-readable-logs",
@@ -1106,8 +1100,7 @@ def nesting() -> list[Scenario]:
             open_("jsonl", root),
             create(header()),
             write("s", [*closed, X(EV("todo/write", nested(200)), seq=6, time=7)]),
-            open_("jsonl", root, backend="again"),
-            load("s", backend="again"),
+            open_and_load(root, backend="again"),
             read(root, file),
         ),
         scenario(
@@ -1118,8 +1111,7 @@ def nesting() -> list[Scenario]:
             open_("jsonl", root),
             stored_session("s", closed),
             put(root, file, deep_line(6, 201) + '{"type":"turn/start","seq":7,"time":1,"data":{"turn":2}}\n'),
-            open_("jsonl", root, backend="again"),
-            load("s", backend="again").fails(Code.DATA_TOO_DEEP),
+            open_and_load(root, backend="again", fails=Code.DATA_TOO_DEEP),
             read(root, file),
         ),
         scenario(
@@ -1130,8 +1122,7 @@ def nesting() -> list[Scenario]:
             open_("jsonl", root),
             stored_session("s", closed),
             put(root, file, "garbage\n" + deep_line(7, 1100)),
-            open_("jsonl", root, backend="again"),
-            load("s", backend="again").fails(Code.DATA_TOO_DEEP),
+            open_and_load(root, backend="again", fails=Code.DATA_TOO_DEEP),
             read(root, file),
         ),
         scenario(
