@@ -39,6 +39,19 @@ def _replaced(
     return scenario(f"surface.{name}", title, [STEP, *refs], "core", *steps)
 
 
+def _collapsed(marker: Record, *, seq: int, generation_then: int) -> list[Act]:
+    """Append the replace ``marker`` that shadows every node: the surface is then its one node
+    ``seq``, the generation ``generation_then``, and the messages are read."""
+    one_node = surface().gives([node(seq, None, None)])
+    return [append(marker), one_node, generation().gives(generation_then), messages()]
+
+
+def _answered() -> list[Act]:
+    """The reads after a user message (seq 1), an assistant message with a tool call (3) and its
+    result (4): the surface of those three nodes, and the history."""
+    return [surface().gives([node(1, None, 3), node(3, 1, 4), node(4, 3, None)]), messages()]
+
+
 def _lazy(name: str, title: str, refs: tuple[str, ...], marker: Record, code: Code, read: Act) -> Scenario:
     """``surface.<name>``: a bad replace ``marker`` appended to the log ``a``, ``b`` is refused with
     ``code`` by the append or, as the reference does, by the ``read`` after it."""
@@ -89,8 +102,7 @@ def scenarios() -> list[Scenario]:
             new(log(TS(1), U("a"), SS(1, 1), A(1, 1, "c1"))),
             surface().gives([node(1, None, 3), node(3, 1, None)]),
             append(TR(1, 1, "c1")),
-            surface().gives([node(1, None, 3), node(3, 1, 4), node(4, 3, None)]),
-            messages(),
+            *_answered(),
         ),
         scenario(
             "surface.seeded-replay",
@@ -98,8 +110,7 @@ def scenarios() -> list[Scenario]:
             [STEP, "docs/dialect-3fe196a751.md §C11 #34", "docs/dialect-3fe196a751.md §C11 #5"],
             "core",
             new(log(TS(1), U("hello"), SS(1, 1), A(1, 1, "c1"), TR(1, 1, "c1"))),
-            surface().gives([node(1, None, 3), node(3, 1, 4), node(4, 3, None)]),
-            messages(),
+            *_answered(),
         ),
         scenario(
             "surface.markers-drive-the-history",
@@ -141,10 +152,7 @@ def scenarios() -> list[Scenario]:
             ],
             "core",
             new(log(TS(1), U("a"), U("b"))),
-            append(replace(U("summary"), 1, 2, 1, 2)),
-            surface().gives([node(3, None, None)]),
-            generation().gives(1),
-            messages(),
+            *_collapsed(replace(U("summary"), 1, 2, 1, 2), seq=3, generation_then=1),
         ),
         _replaced(
             "replace-prefix",
@@ -177,10 +185,7 @@ def scenarios() -> list[Scenario]:
             "core",
             new(log(TS(1), U("a"), U("b"), replace(U("s"), 1, 1, 1))),
             surface().gives([node(3, None, 2), node(2, 3, None)]),
-            append(replace(U("t"), 3, 2, 3, 2)),
-            surface().gives([node(4, None, None)]),
-            generation().gives(2),
-            messages(),
+            *_collapsed(replace(U("t"), 3, 2, 3, 2), seq=4, generation_then=2),
         ),
         scenario(
             "surface.replace-by-any-surface-type",
