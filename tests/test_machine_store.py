@@ -92,8 +92,11 @@ BOUNDARIES = st.one_of(
 
 #: Boundaries every ``fork_at_the_edges`` tries on one live session, each just inside or outside a
 #: bound of the rules, or rendered in the message as JavaScript writes it (``true``, ``NaN``,
-#: ``-Infinity``, ``1e-7``, ``18446744073709552000``): all refused, each in its own words.
+#: ``-Infinity``, ``1e-7``, ``18446744073709552000``): all refused, each in its own words, but
+#: ``0`` and ``-0.0`` (the lowest seq, taken when the log begins with a ``turn/end``).
 EDGES: tuple[Any, ...] = (
+    0,
+    -0.0,
     2**53 - 1,
     2**53,
     2**53 + 1,
@@ -440,7 +443,9 @@ class StoreMachine(RuleBasedStateMachine):
         """Whole W1-like turns (``tests/machine_logs.py``) on a live session without the live
         invariants (their model costs a fold of the log per event), until its log is past
         ``LONG`` events; then forks of it at seqs above 256 given as fresh ``int`` objects (an
-        ``is`` where ``==`` belongs tells them from the log's own): a ``turn/end`` and not."""
+        ``is`` where ``==`` belongs tells them from the log's own): the first and the last
+        ``turn/end`` there (a seed shorter than the log, and the whole log) and an event that
+        is no ``turn/end``."""
         pool = self.growable()
         handle = pool[pick % len(pool)]
         self.grown = True
@@ -458,7 +463,7 @@ class StoreMachine(RuleBasedStateMachine):
         log = self.logs[handle]
         ends = [e.seq for e in log if e.seq > 256 and e.type == "turn/end"]
         others = [e.seq for e in log if e.seq > 256 and e.type != "turn/end"]
-        for seq in ends[-1:] + others[:1]:
+        for seq in dict.fromkeys(ends[:1] + ends[-1:] + others[:1]):
             self.fork_at(handle, True, int(str(seq)), None)
 
     @precondition(lambda self: self.live)
@@ -481,8 +486,8 @@ class StoreMachine(RuleBasedStateMachine):
     @precondition(lambda self: self.live)
     @rule(pick=st.integers(0, 50), by_id=st.booleans())
     def fork_at_the_edges(self, pick: int, by_id: bool) -> None:
-        """A live session forked at every one of ``EDGES``: the bounds of a safe integer, the
-        bools, NaN and the infinities, just below 0, a float JavaScript spells its own way."""
+        """A live session forked at every one of ``EDGES``: 0 and the bounds of a safe integer,
+        the bools, NaN and the infinities, just below 0, a float JavaScript spells its own way."""
         handle = self.choose(pick, True)
         for boundary in EDGES:
             self.fork_at(handle, by_id, boundary, None)
