@@ -67,6 +67,12 @@ def open_and_load(root: Any, *, backend: str = "db", fails: Code | None = None) 
     return [open_("jsonl", root, backend=backend), loading if fails is None else loading.fails(fails)]
 
 
+def by_hand(root: Any, records: list[Record], text: str) -> list[Act]:
+    """Session ``s`` (cwd ``/w``) stored with ``records`` in the JSONL store at ``root``, then
+    ``text`` appended to its file behind the backend's back (a torn write, damage)."""
+    return [open_("jsonl", root), *stored_session("s", records), put(root, log_file("s", "/w"), text)]
+
+
 def listing(backend: str = "db") -> Act:
     return Act("persist.list", {"backend": backend})
 
@@ -592,9 +598,7 @@ def jsonl_files() -> list[Scenario]:
             "A torn last line after the last turn/end is cut and the open turn closed (contract 29)",
             (LOAD, CLOSERS, "docs/dialect-3fe196a751.md §P6.2 #29", "docs/dialect-3fe196a751.md §P6.4 #7"),
             "core",
-            open_("jsonl", root),
-            stored_session("s", log(*CONTRACT)),
-            put(root, file, '{"type":"assistant/chunk","seq":8,"ti'),
+            by_hand(root, log(*CONTRACT), '{"type":"assistant/chunk","seq":8,"ti'),
             open_and_load(root, backend="again"),
             read(root, file),
             write("s", log(*CONTRACT, SE(2, 1), TE(2), TS(3), U("x"))[10:], backend="again"),
@@ -654,11 +658,9 @@ def jsonl_files() -> list[Scenario]:
             "A seq gap before the last turn/end is damage: STORE_CORRUPT (persistence test 6.4 #18)",
             (LOAD, "docs/dialect-3fe196a751.md §P6.4 #18", "docs/dialect-3fe196a751.md §I3.2 S1"),
             "core",
-            open_("jsonl", root),
-            stored_session("s", log(*CONTRACT[:3])),
-            put(
+            by_hand(
                 root,
-                file,
+                log(*CONTRACT[:3]),
                 '{"type":"step/end","seq":5,"time":1,"data":{"turn":1,"step":1}}\n'
                 '{"type":"turn/end","seq":6,"time":1,"data":{"turn":1,"reason":{"kind":"completed"}}}\n',
             ),
@@ -669,9 +671,7 @@ def jsonl_files() -> list[Scenario]:
             "A seq gap after the last turn/end is a torn tail: cut there (persistence test 6.4 #22)",
             (LOAD, "docs/dialect-3fe196a751.md §P6.4 #22"),
             "core",
-            open_("jsonl", root),
-            stored_session("s", closed),
-            put(root, file, '{"type":"turn/start","seq":9,"time":1,"data":{"turn":2}}\n'),
+            by_hand(root, closed, '{"type":"turn/start","seq":9,"time":1,"data":{"turn":2}}\n'),
             open_and_load(root, backend="again"),
             read(root, file),
         ),
@@ -680,11 +680,9 @@ def jsonl_files() -> list[Scenario]:
             "A line that does not parse before the last turn/end is damage (persistence test 6.4 #19)",
             (LOAD, "docs/dialect-3fe196a751.md §P6.4 #19", "docs/dialect-3fe196a751.md §I3.2 S9"),
             "core",
-            open_("jsonl", root),
-            stored_session("s", log(*CONTRACT[:2])),
-            put(
+            by_hand(
                 root,
-                file,
+                log(*CONTRACT[:2]),
                 'garbage\n{"type":"turn/end","seq":3,"time":1,"data":{"turn":1,"reason":{"kind":"x"}}}\n',
             ),
             open_and_load(root, backend="again", fails=Code.STORE_CORRUPT),
@@ -709,9 +707,7 @@ def jsonl_files() -> list[Scenario]:
             "A number JSON.parse reads as Infinity is refused by the JSON rule, not taken for a torn line",
             (LOAD, "dsh_spec.json_value.canonical_json", "docs/deviations.md P3"),
             "strict",
-            open_("jsonl", root),
-            stored_session("s", closed),
-            put(root, file, '{"type":"todo/write","seq":6,"time":1,"data":{"x":1e400}}\n'),
+            by_hand(root, closed, '{"type":"todo/write","seq":6,"time":1,"data":{"x":1e400}}\n'),
             open_and_load(root, backend="again", fails=Code.NON_JSON_DATA),
         ),
         scenario(
@@ -1108,9 +1104,11 @@ def nesting() -> list[Scenario]:
             "A line inside the open turn whose data nests 201 deep is refused with DATA_TOO_DEEP, not cut",
             refs,
             "strict",
-            open_("jsonl", root),
-            stored_session("s", closed),
-            put(root, file, deep_line(6, 201) + '{"type":"turn/start","seq":7,"time":1,"data":{"turn":2}}\n'),
+            by_hand(
+                root,
+                closed,
+                deep_line(6, 201) + '{"type":"turn/start","seq":7,"time":1,"data":{"turn":2}}\n',
+            ),
             open_and_load(root, backend="again", fails=Code.DATA_TOO_DEEP),
             read(root, file),
         ),
@@ -1119,9 +1117,7 @@ def nesting() -> list[Scenario]:
             "A line nesting 1100 deep after a torn boundary is refused with DATA_TOO_DEEP, nothing cut",
             refs,
             "strict",
-            open_("jsonl", root),
-            stored_session("s", closed),
-            put(root, file, "garbage\n" + deep_line(7, 1100)),
+            by_hand(root, closed, "garbage\n" + deep_line(7, 1100)),
             open_and_load(root, backend="again", fails=Code.DATA_TOO_DEEP),
             read(root, file),
         ),
