@@ -81,6 +81,22 @@ class _Text(str):
     """A ``str`` subclass: no JSON value, so an ``"append"`` of this class is no surface operation."""
 
 
+class _Equal(dict[str, int]):
+    """Claims to equal anything (and to differ from nothing): no surface operation or
+    provenance, and never "absent". A mapping, which ``append`` hands on as it is."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return "_Equal()"
+
+
 #: A log this long is long enough: the bulk rules then add little at a time.
 LONG = 500
 #: What one ``append_many`` adds: a turn, several, a turn a crash cut short, a bulk run.
@@ -333,8 +349,9 @@ class CoreMachine(RuleBasedStateMachine):
     def append_at_the_edges(self, data: st.DataObject) -> None:
         """One offer for each edge in turn (a search seldom draws all of them at the right
         moment): a log-only event at each edge of the time range, a surface append whose
-        ``surfaceOp`` is a ``str`` subclass equal to ``"append"``, one whose provenance names
-        itself alone, a replace whose ``op`` sorts after ``"replace"``, and replaces with an
+        ``surfaceOp`` is a ``str`` subclass equal to ``"append"``, a surface op and a provenance
+        that claim to equal anything (on a surface and a log-only type), a surface append whose
+        provenance names itself alone, a replace whose ``op`` sorts after ``"replace"``, and replaces with an
         endpoint at either end of the exact range."""
         for time in EDGE_TIMES:
             self.clock.queued = [time]
@@ -344,6 +361,14 @@ class CoreMachine(RuleBasedStateMachine):
         payload = data.draw(S.payloads(kind))
         odd = _Text("append")
         self.offer(Offer(kind, payload, payload, odd, odd, label=f"{kind} whose surfaceOp is a str subclass"))
+        for target in (kind, data.draw(st.sampled_from(S.LOG_ONLY_KINDS))):
+            op: Any = "append" if target == kind else ABSENT
+            value = data.draw(S.payloads(kind)) if target == kind else {"at": "edge"}
+            # (past the run-time type check of the tests, as a caller without one would)
+            label = f"{target} whose surfaceOp claims to equal anything"
+            self.offer(Offer(target, value, value, _Equal(), _Equal(), bypass=True, label=label))
+            label = f"{target} whose sourceEventSeqs claim to equal anything"
+            self.offer(Offer(target, value, value, op, op, _Equal(), _Equal(), bypass=True, label=label))
         payload = data.draw(S.payloads(kind))
         seq = len(self.log)
         label = f"{kind} whose provenance names itself alone"
