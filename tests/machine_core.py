@@ -348,12 +348,12 @@ class CoreMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def append_at_the_edges(self, data: st.DataObject) -> None:
         """One offer for each edge in turn (a search seldom draws all of them at the right
-        moment): a log-only event at each edge of the time range, a surface append whose
-        ``surfaceOp`` is a ``str`` subclass equal to ``"append"``, a surface op and a provenance
-        that claim to equal anything (on a surface and a log-only type), a surface append whose
-        provenance names itself alone or is bytes or a mapping of seqs, a replace whose ``op``
-        sorts after ``"replace"``, and replaces with an endpoint at either end of the exact
-        range."""
+        moment): a log-only event at each edge of the time range; a surface append whose
+        ``surfaceOp`` is a ``str`` subclass equal to ``"append"`` or a string sorting next to
+        it; a surface op and a provenance that claim to equal anything (on a surface and a
+        log-only type); a surface append whose provenance names itself alone or is bytes or a
+        mapping of seqs; a replace whose ``op`` sorts after ``"replace"``; and replaces with an
+        endpoint at either end of the exact range."""
         for time in EDGE_TIMES:
             self.clock.queued = [time]
             kind = data.draw(st.sampled_from(S.LOG_ONLY_KINDS))
@@ -362,6 +362,9 @@ class CoreMachine(RuleBasedStateMachine):
         payload = data.draw(S.payloads(kind))
         odd = _Text("append")
         self.offer(Offer(kind, payload, payload, odd, odd, label=f"{kind} whose surfaceOp is a str subclass"))
+        for name in ("appendix", "Append", ""):  # strings sorting after and before "append"
+            payload = data.draw(S.payloads(kind))
+            self.offer(Offer(kind, payload, payload, name, name, label=f"{kind} whose surfaceOp is {name!r}"))
         for target in (kind, data.draw(st.sampled_from(S.LOG_ONLY_KINDS))):
             op: Any = "append" if target == kind else ABSENT
             value = data.draw(S.payloads(kind)) if target == kind else {"at": "edge"}
