@@ -31,9 +31,16 @@ from dsh_session.persistence.jsonl_scan import check_torn_region, keep_taken, to
 _loads = orjson.loads
 _DecodeError = orjson.JSONDecodeError
 
-__all__ = ["event_row", "header_row", "kept_records", "row_record", "scan_rows"]
+__all__ = ["event_row", "header_row", "kept_records", "row_record", "scan_rows", "session_row"]
 
 Row = tuple[Any, ...]
+
+
+def session_row(header: SessionHeader) -> Row:
+    """The ``sessions`` row that stores ``header`` (the columns in the layout's order)."""
+    return (
+        header.id, header.version, header.created_at, header.cwd, header.parent_session, header.seed_length,
+    )
 
 
 def event_row(event: Event) -> Row:

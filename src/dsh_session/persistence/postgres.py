@@ -48,7 +48,14 @@ from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence._admit import LogAdmitter
 from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, refusal, settle_load
 from dsh_session.persistence._bulk import rows_run
-from dsh_session.persistence._rows import Row, event_row, header_row, kept_records, readable_headers
+from dsh_session.persistence._rows import (
+    Row,
+    event_row,
+    header_row,
+    kept_records,
+    readable_headers,
+    session_row,
+)
 from dsh_session.persistence.errors import (
     ConnectionLostError,
     CorruptStoreError,
@@ -227,17 +234,7 @@ class PostgresBackend(BackendBase):
 
         def body(conn: Conn) -> int:
             if not state.materialized:
-                published = conn.execute(
-                    q.publish,
-                    (
-                        session_id,
-                        header.version,
-                        header.created_at,
-                        header.cwd,
-                        header.parent_session,
-                        header.seed_length,
-                    ),
-                ).fetchone()
+                published = conn.execute(q.publish, session_row(header)).fetchone()
                 if published is None:
                     raise self._conflict(session_id, 0, None, published=True)
                 sid: int = published[0]

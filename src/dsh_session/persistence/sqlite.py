@@ -29,7 +29,14 @@ from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence._admit import LogAdmitter
 from dsh_session.persistence._base import BackendBase, Loaded, Tracked, Where, refusal, settle_load
 from dsh_session.persistence._bulk import rows_run
-from dsh_session.persistence._rows import Row, event_row, header_row, kept_records, readable_headers
+from dsh_session.persistence._rows import (
+    Row,
+    event_row,
+    header_row,
+    kept_records,
+    readable_headers,
+    session_row,
+)
 from dsh_session.persistence.errors import (
     CorruptStoreError,
     PersistenceError,
@@ -225,14 +232,7 @@ class SqliteBackend(BackendBase):
                 conn.execute(
                     "INSERT INTO sessions (id, version, created_at, cwd, parent_session, seed_length) "
                     "VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        session_id,
-                        header.version,
-                        header.created_at,
-                        header.cwd,
-                        header.parent_session,
-                        header.seed_length,
-                    ),
+                    session_row(header),
                 )
             conn.executemany(_INSERT_EVENT, rows)
 
