@@ -378,10 +378,10 @@ class CoreMachine(RuleBasedStateMachine):
         seq = len(self.log)
         label = f"{kind} whose provenance names itself alone"
         self.offer(Offer(kind, payload, payload, "append", "append", [seq], [seq], label=label))
-        for refs in ([2**53 + 1], [-(2**53) - 1], [2**53], [-(2**53)]):  # past the exact ints, at their ends
+        for edge in (2**53 + 1, -(2**53) - 1, 2**53, -(2**53)):  # past the exact ints, at their ends
             payload = data.draw(S.payloads(kind))
-            label = f"{kind} whose provenance is {refs!r}"
-            self.offer(Offer(kind, payload, payload, "append", "append", refs, list(refs), label=label))
+            label = f"{kind} whose provenance is [{edge}]"
+            self.offer(Offer(kind, payload, payload, "append", "append", [edge], [edge], label=label))
         for refs in (b"\x00", {0: 0}):  # iterables of earlier seqs, but no list of them
             payload = data.draw(S.payloads(kind))
             label = f"{kind} whose provenance is {refs!r}"
