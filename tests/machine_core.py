@@ -351,10 +351,10 @@ class CoreMachine(RuleBasedStateMachine):
         moment): a log-only event at each edge of the time range; a surface append whose
         ``surfaceOp`` is a ``str`` subclass equal to ``"append"`` or a string sorting next to
         it; a surface op and a provenance that claim to equal anything (on a surface and a
-        log-only type); a surface append whose provenance names itself alone, an int at or past
-        either end of the exact range, or is bytes or a mapping of seqs; a replace whose ``op``
-        sorts after ``"replace"``; and replaces with an endpoint at either end of the exact
-        range."""
+        log-only type); a surface append whose provenance names itself or the next seq alone,
+        an int at or past either end of the exact range, or is bytes or a mapping of seqs; a
+        replace whose ``op`` sorts after ``"replace"``; and replaces with an endpoint at either
+        end of the exact range."""
         for time in EDGE_TIMES:
             self.clock.queued = [time]
             kind = data.draw(st.sampled_from(S.LOG_ONLY_KINDS))
@@ -376,8 +376,11 @@ class CoreMachine(RuleBasedStateMachine):
             self.offer(Offer(target, value, value, op, op, _Equal(), _Equal(), bypass=True, label=label))
         payload = data.draw(S.payloads(kind))
         seq = len(self.log)
-        label = f"{kind} whose provenance names itself alone"
-        self.offer(Offer(kind, payload, payload, "append", "append", [seq], [seq], label=label))
+        for ahead in (0, 1):  # itself alone, the next seq alone
+            label = f"{kind} whose provenance names seq {seq + ahead} alone, at seq {seq}"
+            named = [seq + ahead]
+            self.offer(Offer(kind, payload, payload, "append", "append", named, list(named), label=label))
+            payload = data.draw(S.payloads(kind))
         for edge in (2**53 + 1, -(2**53) - 1, 2**53, -(2**53)):  # past the exact ints, at their ends
             payload = data.draw(S.payloads(kind))
             label = f"{kind} whose provenance is [{edge}]"
