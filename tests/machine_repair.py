@@ -28,6 +28,23 @@ OMIT: Any = object()
 NUMBERS = st.sampled_from((1, 2, 3, 0, 2**53, 1.5, -1, None, "7", OMIT, True))
 CALL_IDS = st.sampled_from(("c1", "c2", "c3", "c1"))
 ODD_IDS = st.sampled_from((5, None, True, ["c1"]))
+#: Types repair does not read, one in every gap between the ones it does when sorted
+#: (``assistant/message``, ``step/end``, ``step/start``, ``tool/call``, ``tool/result``,
+#: ``turn/end``, ``turn/start``), so that a test of the type turned into ``<=`` or ``>=``
+#: takes one of them for a type it reads.
+OTHER_TYPES = st.sampled_from(
+    (
+        "a/first",
+        "assistant/chunk",
+        "step/note",
+        "step/zz",
+        "tool/progress",
+        "tool/zz",
+        "turn/note",
+        "turn/zz",
+        "zz/last",
+    )
+)
 
 
 def fields(**values: Any) -> dict[str, Any]:
@@ -79,10 +96,16 @@ class RepairMachine(RuleBasedStateMachine):
     @rule(
         calls=st.lists(st.one_of(CALL_IDS, CALL_IDS, ODD_IDS), max_size=3),
         with_step=st.booleans(),
+        decoys=st.lists(CALL_IDS, max_size=2),
     )
-    def assistant_calls(self, calls: list[Any], with_step: bool) -> None:
+    def assistant_calls(self, calls: list[Any], with_step: bool, decoys: list[str] | None = None) -> None:
+        """A reply with tool-call blocks, and maybe ``decoys``: blocks of other types that carry
+        a string ``id`` too (only a ``tool-call`` block makes a call)."""
         content: list[Any] = [{"type": "text", "text": "thinking"}]
         content += [{"type": "tool-call", "id": call, "name": "t", "arguments": "{}"} for call in calls]
+        for index, decoy in enumerate(decoys or ()):
+            kind = "text" if index % 2 else "tool-result"
+            content.insert(index, {"type": kind, "text": "a", "id": decoy})
         data = fields(turn=self.turn, step=self.step if with_step else OMIT, content=content)
         self.twin.offer("assistant/message", data, "append")
 
@@ -121,6 +144,14 @@ class RepairMachine(RuleBasedStateMachine):
         self.twin.offer(
             "turn/end", fields(turn=self.turn, reason={"kind": "completed"}) if data_is_object else 0
         )
+
+    @rule(kind=OTHER_TYPES, call=CALL_IDS, data_is_object=st.booleans())
+    def look_alike(self, kind: str, call: str, data_is_object: bool) -> None:
+        """An event of a type repair does not read, carrying every field it reads (a turn, a
+        step, a call id, a tool-call block): it must change no closer."""
+        block = {"type": "tool-call", "id": call, "name": "t", "arguments": "{}"}
+        data = {"turn": 9, "step": 9, "callId": call, "content": [block]}
+        self.twin.offer(kind, data if data_is_object else [data])
 
     @rule()
     def something_else(self) -> None:
