@@ -39,6 +39,7 @@ import dsh_spec
 from dsh_session import (
     Event,
     InvalidEventError,
+    LoggedEvent,
     Replace,
     Session,
     SurfaceManager,
@@ -75,6 +76,19 @@ class Clock:
 ODD_TIMES = (7.0, -3, 0, 2**53, 2**53 + 1, 2.0**60, 7.5, True, float("nan"), "7", None)
 #: Clock readings at the edges of the exact range, each a step on either side of its end.
 EDGE_TIMES = (-(2**53) - 1, -(2**53), -(2**53) + 1, 2**53 - 1, 2**53, 2**53 + 1, 2**54)
+
+
+#: How a hand-built event may break its type or time (``seed_with_hand_built_events``).
+HAND_BUILT_BREAKS: tuple[tuple[str, object], ...] = (
+    ("type", ""),
+    ("type", "user/message"),  # a surface type, with no surface operation
+    ("type", 5),
+    ("time", 2**53 + 1),
+    ("time", -(2**53) - 1),
+    ("time", True),
+    ("time", 7.5),
+    ("time", "7"),
+)
 
 
 class _Text(str):
@@ -891,6 +905,45 @@ class CoreMachine(RuleBasedStateMachine):
         index = data.draw(st.integers(0, len(records) - 1))
         records[index] = data.draw(self.perturbed(records[index], index))
         self.try_seed(records, "a broken record")
+
+    @rule(data=st.data())
+    def seed_with_hand_built_events(self, data: st.DataObject) -> None:
+        """Seed with the session's own events, one log-only one rebuilt by hand as a
+        ``LoggedEvent`` with its type or time broken, each break in turn (a seed's events are
+        taken as they are when they are plain, so the test of "plain" must see every break);
+        the spec reads the same records."""
+        events = list(self.session.events)
+        plain = [i for i, e in enumerate(events) if e.surface_op is None and e.source_event_seqs is None]
+        if not plain:
+            return
+        index = data.draw(st.sampled_from(plain))
+        event = events[index]
+        assert isinstance(event, LoggedEvent)
+        for field, value in HAND_BUILT_BREAKS:
+            kind = value if field == "type" else event.type
+            time = value if field == "time" else event.time
+            seed = [*events[:index], LoggedEvent(kind, event.seq, time, event.text), *events[index + 1 :]]  # type: ignore[arg-type]
+            records = self.records()
+            records[index] = {**records[index], field: value}
+            self.seed_alike(seed, records, f"a hand-built event whose {field} is {value!r}")
+
+    def seed_alike(self, seed: list[Event], records: list[Any], label: str) -> None:
+        """Seed a session with ``seed`` and the spec with ``records``: the same outcome."""
+        expected = dsh_spec.check_seed(records)
+        outcome: Session | InvalidEventError
+        try:
+            outcome = Session(f"seeded-{self.sessions_made}", iter(seed), clock=self.clock)
+        except InvalidEventError as error:
+            outcome = error
+        except Exception as error:
+            raise Disagreement(f"seeding with {label} raised {type(error).__name__}: {error}") from error
+        if isinstance(outcome, InvalidEventError):
+            got = (outcome.code, outcome.seq)
+            same = isinstance(expected, Rejection) and got == (expected.code, expected.seq)
+            require(same, lambda: f"seed with {label} refused ({got}); the spec: {expected}")
+            return
+        accepted = not isinstance(expected, Rejection)
+        require(accepted, lambda: f"seed with {label} accepted; the spec: {expected}")
 
     def try_seed(self, records: list[Any], label: str) -> None:
         expected = dsh_spec.check_seed(records)
