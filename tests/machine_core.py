@@ -91,6 +91,16 @@ HAND_BUILT_BREAKS: tuple[tuple[str, object], ...] = (
 )
 
 
+#: A payload broken for the shape its type needs (``append_at_the_edges``).
+SHAPE_BREAKS: tuple[tuple[str, Callable[[dict[str, Any]], dict[str, Any]]], ...] = (
+    ("tool/result", lambda p: {k: v for k, v in p.items() if k != "callId"}),
+    ("tool/result", lambda p: {**p, "isError": 0}),
+    ("context/message", lambda p: {**p, "envelope": "bad"}),
+    ("steering/message", lambda p: {**p, "source": "user"}),
+    ("steering/message", lambda p: {**p, "source": {"kind": 5}}),
+)
+
+
 class _Text(str):
     """A ``str`` subclass: no JSON value, so an ``"append"`` of this class is no surface operation."""
 
@@ -367,8 +377,9 @@ class CoreMachine(RuleBasedStateMachine):
         it; a surface op and a provenance that claim to equal anything (on a surface and a
         log-only type); a surface append whose provenance names itself or the next seq alone,
         an int at or past either end of the exact range, or is bytes or a mapping of seqs; a
-        replace whose ``op`` sorts after ``"replace"``; and replaces with an endpoint at either
-        end of the exact range."""
+        replace whose ``op`` sorts after ``"replace"``; replaces with an endpoint at either end
+        of the exact range; and payloads of the wrong shape for the types that have one, each
+        type also given as a string built at run time."""
         for time in EDGE_TIMES:
             self.clock.queued = [time]
             kind = data.draw(st.sampled_from(S.LOG_ONLY_KINDS))
@@ -403,6 +414,12 @@ class CoreMachine(RuleBasedStateMachine):
             payload = data.draw(S.payloads(kind))
             label = f"{kind} whose provenance is {refs!r}"
             self.offer(Offer(kind, payload, payload, "append", "append", refs, refs, label=label))
+        for kind, broken in SHAPE_BREAKS:
+            # each with its type as written and as a string built at run time (not interned)
+            for name in (kind, "/".join(kind.split("/"))):
+                payload = broken(data.draw(S.payloads(kind)))
+                label = f"{name} with a payload of the wrong shape"
+                self.offer(Offer(name, payload, payload, "append", "append", label=label))
         order = self.order
         if order:
             start, end = order[0], order[-1]
