@@ -88,6 +88,8 @@ HAND_BUILT_BREAKS: tuple[tuple[str, object], ...] = (
     ("time", True),
     ("time", 7.5),
     ("time", "7"),
+    ("refs", (0,)),  # provenance on a log-only type
+    ("op", "append"),  # a surface operation on a log-only type
 )
 
 
@@ -926,9 +928,9 @@ class CoreMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def seed_with_hand_built_events(self, data: st.DataObject) -> None:
         """Seed with the session's own events, one log-only one rebuilt by hand as a
-        ``LoggedEvent`` with its type or time broken, each break in turn (a seed's events are
-        taken as they are when they are plain, so the test of "plain" must see every break);
-        the spec reads the same records."""
+        ``LoggedEvent`` with its type, seq or time broken or a surface field added, each break
+        in turn (a seed's events are taken as they are when they are plain, so the test of
+        "plain" must see every break); the spec reads the same records."""
         events = list(self.session.events)
         plain = [i for i, e in enumerate(events) if e.surface_op is None and e.source_event_seqs is None]
         if not plain:
@@ -936,12 +938,16 @@ class CoreMachine(RuleBasedStateMachine):
         index = data.draw(st.sampled_from(plain))
         event = events[index]
         assert isinstance(event, LoggedEvent)
-        for field, value in HAND_BUILT_BREAKS:
-            kind = value if field == "type" else event.type
-            time = value if field == "time" else event.time
-            seed = [*events[:index], LoggedEvent(kind, event.seq, time, event.text), *events[index + 1 :]]  # type: ignore[arg-type]
+        fields = {"type": event.type, "seq": event.seq, "time": event.time, "refs": None, "op": None}
+        seqs = [index + 1, index - 1, index + 0.5] if index else [1, 0.5]
+        for field, value in (*HAND_BUILT_BREAKS, *(("seq", seq) for seq in seqs)):
+            given = {**fields, field: value}
+            g = given
+            built = LoggedEvent(g["type"], g["seq"], g["time"], event.text, g["refs"], g["op"])  # type: ignore[arg-type]
+            seed = [*events[:index], built, *events[index + 1 :]]
             records = self.records()
-            records[index] = {**records[index], field: value}
+            key = {"refs": "sourceEventSeqs", "op": "surfaceOp"}.get(field, field)
+            records[index] = {**records[index], key: list(value) if field == "refs" else value}  # type: ignore[call-overload]
             self.seed_alike(seed, records, f"a hand-built event whose {field} is {value!r}")
 
     def seed_alike(self, seed: list[Event], records: list[Any], label: str) -> None:
