@@ -147,7 +147,8 @@ BAD_DELTAS: tuple[Any, ...] = (
     "delta",
 )
 #: Well-formed deltas a writer may log that ``next_header_event`` rarely or never makes: trailing
-#: lines kept, counts past the line count, tools by name with a key the codec ignores.
+#: lines kept, counts past the line count, tools by name with a key the codec ignores or with
+#: exactly the three keys it reads.
 GOOD_DELTAS: tuple[Any, ...] = (
     {"system": {"keepStart": 1, "keepEnd": 1, "insert": ["Be kind."]}},
     {"system": {"keepStart": 0, "keepEnd": 2, "insert": []}},
@@ -161,7 +162,25 @@ GOOD_DELTAS: tuple[Any, ...] = (
         }
     },
     {"tools": {"added": [], "removed": [], "changed": [], "extra": True}},
+    {"tools": {"added": [{"name": "grep"}], "removed": ["read"], "changed": []}},
     {"messagePrefix": [{"role": "user", "content": "c"}], "config": {"model": "m3"}},
+)
+_RUN = "\n".join(["same"] * 300)
+#: System prompts whose diff is easy to get wrong: the common head and tail overlap (the tail
+#: must be sought only in what the head left), or a common run is longer than 256 lines (past
+#: the ints Python caches, so an ``is`` where ``<`` or ``==`` belongs shows).
+SYSTEM_EDGES: tuple[tuple[str | None, str | None], ...] = (
+    ("a\na", "a\nb\na\na"),
+    ("a\nb\na\na", "a\na"),
+    ("x\nx\nx", "x"),
+    ("x", "x\nx\nx"),
+    ("a\n\n\nb", "a\n\nb"),
+    (_RUN, _RUN + "\nmore"),
+    (_RUN, "first\n" + _RUN),
+    ("first\n" + _RUN, _RUN),
+    (_RUN + "\nmore", _RUN),
+    (None, _RUN),
+    (_RUN, None),
 )
 #: Values that are not JSON (the spec's ``canonical_json`` says so) where a header part belongs.
 NOT_JSON: tuple[Any, ...] = (float("nan"), float("inf"), {1: "x"}, {"s": {1}}, b"x", (1, 2))
@@ -367,6 +386,8 @@ class HeaderMachine(RuleBasedStateMachine):
         header and things that are none, against the spec's ``header_equals`` (its ``==`` on a
         non-header); attempts to set a header's fields, as on the spec's."""
         one, two, third = (EpochHeader.from_json(raw) for raw in (header, header, other))
+        # the same header read from a text of its own: equal strings that are other objects
+        afresh = EpochHeader.from_json(json.loads(json.dumps(header)))
         not_headers: list[Any] = [header, "header"]
         text: Any = "header"
         canonical: list[Any] = [dsh_spec.canonical_json(raw) for raw in (header, header, other)]
@@ -376,15 +397,30 @@ class HeaderMachine(RuleBasedStateMachine):
         equals = dsh_spec.header_equals
         got = [one == one, one == two, one != two, one == third, header_equals(one, one)]
         got += [header_equals(one, third), *(one == item for item in not_headers), one != text]
+        got += [one == afresh, header_equals(afresh, one)]
         want = [equals(spec_one, spec_one), equals(spec_one, spec_two), not equals(spec_one, spec_two)]
         want += [equals(spec_one, spec_third), equals(spec_one, spec_one), equals(spec_one, spec_third)]
         want += [*(spec_one == item for item in not_headers), spec_one != text]
+        want += [equals(spec_one, spec_two), equals(spec_two, spec_one)]
         require(got == want, f"== on headers read from {header!r}, {other!r}: {got}, the spec's {want}")
         want_json = spec_header_json(spec_one)
         same_json(canonical_header(header).to_json(), want_json, "canonical_header of a mapping")
         same_json(canonical_header(one).to_json(), want_json, "canonical_header of a header")
         got, want = assignments(one, HEADER_FIELDS), assignments(spec_one, HEADER_FIELDS)
         require(got == want, f"setting the fields of a header: {got}, the spec's {want}")
+
+    @rule()
+    def diff_edge_systems(self) -> None:
+        """``diff_system`` and ``apply_system`` of its delta on ``SYSTEM_EDGES``, as the spec's:
+        a shared head and a shared tail that overlap, and shared runs of more than 256 lines."""
+        for prev, nxt in SYSTEM_EDGES:
+            system = diff_system(prev, nxt)
+            spec_system = dsh_spec.diff_system(prev, nxt)
+            wire = dsh_spec.delta_json(dsh_spec.HeaderDelta(spec_system))["system"]
+            same_json(system.wire(), wire, f"diff_system of {prev!r:.30} and {nxt!r:.30}")
+            got = apply_system(prev, system)
+            want = dsh_spec.apply_system(prev, spec_system)
+            require(got == want == nxt, f"apply_system of its diff: {got!r}, the spec's {want!r}")
 
     @rule(pair=header_pairs(), counts=st.tuples(st.integers(0, 7), st.integers(0, 7)))
     def the_delta_codec(self, pair: tuple[dict[str, Any], dict[str, Any]], counts: tuple[int, int]) -> None:
