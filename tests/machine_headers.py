@@ -422,6 +422,21 @@ class HeaderMachine(RuleBasedStateMachine):
             want = dsh_spec.apply_system(prev, spec_system)
             require(got == want == nxt, f"apply_system of its diff: {got!r}, the spec's {want!r}")
 
+    @rule(header=headers(), edit=st.sampled_from(("system", "config")))
+    def edit_one_part(self, header: dict[str, Any], edit: str) -> None:
+        """The codec (``the_delta_codec``) on a header and an edit of one part, its other parts --
+        tools and a message prefix among them -- equal but read from a text of their own: a part
+        kept must give no part of the delta."""
+        tool = {"name": "read", "description": "read tool", "parameters": {"type": "object"}}
+        base = {**header, "tools": header.get("tools") or [tool]}
+        base["messagePrefix"] = header.get("messagePrefix") or [{"role": "user", "content": "a"}]
+        other = json.loads(json.dumps(base))
+        if edit == "system":
+            other["system"] = other.get("system", "") + "\nedited"
+        else:
+            other["config"] = {"model": "m9"}
+        self.the_delta_codec((base, other), (0, 0))
+
     @rule(pair=header_pairs(), counts=st.tuples(st.integers(0, 7), st.integers(0, 7)))
     def the_delta_codec(self, pair: tuple[dict[str, Any], dict[str, Any]], counts: tuple[int, int]) -> None:
         """The codec's parts alone, against the spec's: ``diff_system`` and ``apply_system`` (with
