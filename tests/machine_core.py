@@ -952,6 +952,35 @@ class CoreMachine(RuleBasedStateMachine):
             records[index] = {**records[index], key: list(value) if field == "refs" else value}
             self.seed_alike(seed, records, f"a hand-built event whose {field} is {value!r}")
 
+    @rule(data=st.data())
+    def seed_with_a_hand_built_surface_event(self, data: st.DataObject) -> None:
+        """Seed with the session's own events, one surface event rebuilt by hand as a
+        ``LoggedEvent`` whose fields are equal but not the same: provenance as integral
+        floats, ``"append"`` as a string built at run time, a replace's endpoints as
+        integral floats. Admission makes ints and the very ``"append"`` of them; the seeded
+        log must be the spec's, type-strictly."""
+        events = list(self.session.events)
+        surface = [i for i, e in enumerate(events) if e.surface_op is not None]
+        if not surface:
+            return
+        index = data.draw(st.sampled_from(surface))
+        event = events[index]
+        assert isinstance(event, LoggedEvent)
+        refs = event.source_event_seqs
+        op = event.surface_op
+        variants: list[tuple[str, Any, Any]] = []
+        if refs:
+            variants.append(("provenance as floats", tuple(float(r) for r in refs), op))
+        if op == "append":
+            variants.append(("'append' built at run time", refs, "".join(["app", "end"])))
+        elif isinstance(op, Replace):
+            floats = tuple.__new__(Replace, (float(op.start), float(op.end)))  # past the guard
+            variants.append(("replace endpoints as floats", refs, floats))
+        for how, given_refs, given_op in variants:
+            built = LoggedEvent(event.type, event.seq, event.time, event.text, given_refs, given_op)
+            seed = [*events[:index], built, *events[index + 1 :]]
+            self.seed_alike(seed, self.records(), f"a hand-built surface event with {how}")
+
     def seed_alike(self, seed: list[Event], records: list[Any], label: str) -> None:
         """Seed a session with ``seed`` and the spec with ``records``: the same outcome."""
         expected = dsh_spec.check_seed(records)
