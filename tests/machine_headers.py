@@ -36,6 +36,7 @@ from dsh_session import (
     diff_header,
     diff_system,
     diff_tools,
+    fold_request_header,
     header_equals,
     next_header_event,
 )
@@ -267,6 +268,7 @@ class HeaderMachine(RuleBasedStateMachine):
         same_json(got, want, "the header in force")
         fresh = Session("seeded", list(session.events))
         same_json(impl_fold(fresh.request_header), want, "the header of a session seeded with the log")
+        same_json(impl_fold(lambda: fold_request_header(session.events)), want, "fold_request_header")
 
     @rule(header=headers(), restart=st.booleans())
     def request(self, header: dict[str, Any], restart: bool) -> None:
@@ -296,6 +298,16 @@ class HeaderMachine(RuleBasedStateMachine):
                 self.twin.offer(kind, data, spec_data=plain(data)) is not None,
                 f"the {kind} the writer chose is refused",
             )
+
+    @rule(header=headers())
+    def requests_that_reorder_tools(self, header: dict[str, Any]) -> None:
+        """Two requests whose tools differ in their order alone: no delta says that (a delta
+        keeps the old order), so the writer must fall back to a snapshot."""
+        tools = [
+            {"name": name, "description": "d", "parameters": {"type": "object"}} for name in ("read", "bash")
+        ]
+        self.request({**header, "tools": tools}, False)
+        self.request({**header, "tools": tools[::-1]}, False)
 
     @rule(delta=st.sampled_from(BAD_DELTAS))
     def malformed_delta(self, delta: Any) -> None:
