@@ -284,6 +284,8 @@ class HeaderMachine(RuleBasedStateMachine):
             spec_prev = None
         target = EpochHeader.from_json(header)
         decided = next_header_event(prev, target, first_request=first)
+        positional = attempt(lambda: next_header_event(prev, target, first))  # type: ignore[call-arg]
+        require(positional == "TypeError", f"first_request given by position: {positional}, not TypeError")
         spec_target = dsh_spec.parse_header(dsh_spec.canonical_json(header))  # type: ignore[arg-type]
         assert not isinstance(spec_target, Rejection)
         expected = dsh_spec.next_header_event(spec_prev, spec_target, first)
