@@ -408,6 +408,11 @@ class CoreMachine(RuleBasedStateMachine):
             named = [seq + ahead]
             self.offer(Offer(kind, payload, payload, "append", "append", named, list(named), label=label))
             payload = data.draw(S.payloads(kind))
+        if seq > 300:  # more distinct earlier seqs than CPython keeps one int object for
+            payload = data.draw(S.payloads(kind))
+            many = list(range(300))
+            label = f"{kind} whose provenance names 300 earlier seqs"
+            self.offer(Offer(kind, payload, payload, "append", "append", many, list(many), label=label))
         for edge in (2**53 + 1, -(2**53) - 1, 2**53, -(2**53)):  # past the exact ints, at their ends
             payload = data.draw(S.payloads(kind))
             label = f"{kind} whose provenance is [{edge}]"
