@@ -986,16 +986,19 @@ class CoreMachine(RuleBasedStateMachine):
             seed = [*events[:index], built, *events[index + 1 :]]
             self.seed_alike(seed, self.records(), f"a hand-built surface event with {how}")
 
+    def seeded(self, seed: list[Any], label: str) -> Session | InvalidEventError:
+        """A session seeded with ``seed``, or the typed refusal; any other exception disagrees."""
+        try:
+            return Session(f"seeded-{self.sessions_made}", iter(seed), clock=self.clock)
+        except InvalidEventError as error:
+            return error
+        except Exception as error:
+            raise Disagreement(f"seeding with {label} raised {type(error).__name__}: {error}") from error
+
     def seed_alike(self, seed: list[Event], records: list[Any], label: str) -> None:
         """Seed a session with ``seed`` and the spec with ``records``: the same outcome."""
         expected = dsh_spec.check_seed(records)
-        outcome: Session | InvalidEventError
-        try:
-            outcome = Session(f"seeded-{self.sessions_made}", iter(seed), clock=self.clock)
-        except InvalidEventError as error:
-            outcome = error
-        except Exception as error:
-            raise Disagreement(f"seeding with {label} raised {type(error).__name__}: {error}") from error
+        outcome = self.seeded(seed, label)
         if isinstance(outcome, InvalidEventError):
             got = (outcome.code, outcome.seq)
             same = isinstance(expected, Rejection) and got == (expected.code, expected.seq)
@@ -1012,13 +1015,7 @@ class CoreMachine(RuleBasedStateMachine):
         found = [(str(v.code), v.seq) for v in unguarded(seed_violations)(iter(records))]
         want = [(str(r.code), r.seq) for r in dsh_spec.validation.seed_violations(records)]
         require(found == want, lambda: f"seed_violations of a seed with {label}: {found}, the spec: {want}")
-        outcome: Session | InvalidEventError
-        try:
-            outcome = Session(f"seeded-{self.sessions_made}", iter(records), clock=self.clock)
-        except InvalidEventError as error:
-            outcome = error
-        except Exception as error:
-            raise Disagreement(f"seeding with {label} raised {type(error).__name__}: {error}") from error
+        outcome = self.seeded(records, label)
         if isinstance(outcome, InvalidEventError):
             require(
                 isinstance(expected, Rejection),
