@@ -379,9 +379,10 @@ class CoreMachine(RuleBasedStateMachine):
         it; a surface op and a provenance that claim to equal anything (on a surface and a
         log-only type); a surface append whose provenance names itself or the next seq alone,
         an int at or past either end of the exact range, or is bytes or a mapping of seqs; a
-        replace whose ``op`` sorts after ``"replace"``; replaces with an endpoint at either end
-        of the exact range; and payloads of the wrong shape for the types that have one, each
-        type also given as a string built at run time."""
+        replace whose ``op`` sorts after ``"replace"`` or whose provenance misses only an inner
+        node; replaces with an endpoint at either end of the exact range; and payloads of the
+        wrong shape for the types that have one, each type also given as a string built at run
+        time."""
         for time in EDGE_TIMES:
             self.clock.queued = [time]
             kind = data.draw(st.sampled_from(S.LOG_ONLY_KINDS))
@@ -430,6 +431,12 @@ class CoreMachine(RuleBasedStateMachine):
         order = self.order
         if order:
             start, end = order[0], order[-1]
+            if len(order) >= 3:  # a provenance that misses only an inner node of the range
+                payload = data.draw(S.payloads(kind))
+                op = {"op": "replace", "start": order[0], "end": order[2]}
+                ends = [order[0], order[2]]
+                label = f"{kind} replace whose provenance misses its inner node"
+                self.offer(Offer(kind, payload, payload, op, dict(op), ends, list(ends), label=label))
             ops = [
                 ({"op": "replacement", "start": start, "end": end}, "whose op sorts after 'replace'"),
                 ({"op": "replace", "start": 2**53, "end": end}, "from 2**53 (an int, not on the surface)"),
