@@ -31,7 +31,15 @@ from dsh_session.persistence.jsonl_scan import check_torn_region, keep_taken, to
 _loads = orjson.loads
 _DecodeError = orjson.JSONDecodeError
 
-__all__ = ["event_row", "header_row", "kept_records", "row_record", "scan_rows", "session_row"]
+__all__ = [
+    "event_row",
+    "header_row",
+    "kept_records",
+    "readable_headers",
+    "row_record",
+    "scan_rows",
+    "session_row",
+]
 
 Row = tuple[Any, ...]
 
