@@ -954,6 +954,7 @@ class CoreMachine(RuleBasedStateMachine):
         seqs = [index + 1, index - 1, index + 0.5] if index else [1, 0.5]
         # and one that is no break: an integral float time, which admission makes an int
         same = (("time", float(event.time)),) if type(event.time) is int and abs(event.time) < 2**53 else ()
+        same += (("seq", float(index)),)  # an integral float seq, read as its int (as in a mapping)
         for field, value in (*HAND_BUILT_BREAKS, *(("seq", seq) for seq in seqs), *same):
             given = {**fields, field: value}
             g = given
