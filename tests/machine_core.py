@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
+import time as _wall
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -76,7 +77,7 @@ class Clock:
 #: Odd clock readings: integral floats are fine (canonical ints), the rest are not integers.
 ODD_TIMES = (7.0, -3, 0, 2**53, 2**53 + 1, 2.0**60, 7.5, True, float("nan"), "7", None)
 #: Clock readings at the edges of the exact range, each a step on either side of its end.
-EDGE_TIMES = (-(2**53) - 1, -(2**53), -(2**53) + 1, 2**53 - 1, 2**53, 2**53 + 1, 2**54)
+EDGE_TIMES = (-(2**53) - 1, -(2**53), -(2**53) + 1, 2**53 - 1, 2**53, 2**53 + 1, 2**54, 2.0**53, -7.0)
 
 
 #: How a hand-built event may break its type or time (``seed_with_hand_built_events``).
@@ -764,6 +765,48 @@ class CoreMachine(RuleBasedStateMachine):
         """Keep an events view for later, and probe the surface's lookups."""
         self.keep_view("events", _EventsJson(self.session.events), self.records())
         self.surface_lookups(data)
+        self.event_message_lookups(data)
+
+    def event_message_lookups(self, data: st.DataObject) -> None:
+        """``derive_event_message`` by seq, asked with every kind of seq: each end of the log and
+        one past either end, a fresh ``int`` object, an ``int`` subclass, a bool, an integral
+        float, a huge int. An int in the log (any subclass but ``bool``) gives the spec's
+        projection of that event; another int ``IndexError``; anything else ``TypeError``."""
+        length = len(self.log)
+        probes: list[Any] = [-1, 0, length - 1, length, 2**64, True, False, 0.0, "0", None]
+        probes += [data.draw(seq_probes(self.order, length)), _fresh(length - 1), _Int(length - 1)]
+        lookup = unguarded_method(self.session, "derive_event_message")
+        for probe in probes:
+            if type(probe) is bool or not isinstance(probe, int):
+                outcome: Any = TypeError
+            elif 0 <= probe < length:
+                outcome = dsh_spec.derive_event_message(self.log[probe])
+            else:
+                outcome = IndexError
+            try:
+                got = lookup(probe)
+            except (TypeError, IndexError) as error:
+                require(type(error) is outcome, f"derive_event_message({probe!r}) raised {error!r}")
+                continue
+            require(not isinstance(outcome, type), f"derive_event_message({probe!r}) gave {got!r}")
+            same_json(got, outcome, f"derive_event_message({probe!r})")
+
+    @rule()
+    def on_the_wall_clock(self) -> None:
+        """A session with no clock stamps its header and its events with the milliseconds since
+        the epoch, as an int, read between the calls around it."""
+        before = _wall.time_ns() // 1_000_000
+        session = Session(f"wall-{self.sessions_made}")
+        events = [
+            session.append("turn/start", {"turn": 1}),
+            session.append("user/message", _USER, surface_op="append"),
+        ]
+        after = _wall.time_ns() // 1_000_000
+        for stamp in (session.header.created_at, *(e.time for e in events)):
+            require(
+                type(stamp) is int and before <= stamp <= after,
+                f"wall-clock stamp {stamp!r} not in [{before}, {after}]",
+            )
 
     def surface_lookups(self, data: st.DataObject) -> None:
         """``node``, ``in``, ``shadowed`` and ``position``, asked with every kind of seq: one on the
@@ -1169,6 +1212,14 @@ def _read_alike(event: Event) -> bool:
         return repr(orjson.loads(event.text)) == repr(event.data)
     except orjson.JSONDecodeError:
         return False
+
+
+class _Int(int):
+    """An ``int`` subclass (not ``bool``): taken as the int it is where a seq is asked for."""
+
+
+#: A valid ``user/message`` payload.
+_USER: dict[str, Any] = {"content": [{"type": "text", "text": "hi"}]}
 
 
 def _fresh(number: int) -> int:
