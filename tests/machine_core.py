@@ -48,6 +48,7 @@ from dsh_session import (
     freeze,
     seed_violations,
 )
+from dsh_session.event import payload_text
 from dsh_session.js_json import dumps, loads
 from dsh_spec import ABSENT, Draft, Rejection
 from tests import strategies as S
@@ -1001,16 +1002,18 @@ class CoreMachine(RuleBasedStateMachine):
         fields = {"type": event.type, "seq": event.seq, "time": event.time, "refs": None, "op": None}
         seqs = [index + 1, index - 1, index + 0.5] if index else [1, 0.5]
         # and one that is no break: an integral float time, which admission makes an int
-        same = (("time", float(event.time)),) if type(event.time) is int and abs(event.time) < 2**53 else ()
+        same: tuple[tuple[str, float], ...] = ()
+        if type(event.time) is int and abs(event.time) < 2**53:
+            same = (("time", float(event.time)),)
         same += (("seq", float(index)),)  # an integral float seq, read as its int (as in a mapping)
         for field, value in (*HAND_BUILT_BREAKS, *(("seq", seq) for seq in seqs), *same):
             given = {**fields, field: value}
-            g = given
+            g: dict[str, Any] = given
             built = LoggedEvent(g["type"], g["seq"], g["time"], event.text, g["refs"], g["op"])
             seed = [*events[:index], built, *events[index + 1 :]]
             records = self.records()
             key = {"refs": "sourceEventSeqs", "op": "surfaceOp"}.get(field, field)
-            records[index] = {**records[index], key: list(value) if field == "refs" else value}
+            records[index] = {**records[index], key: list(g["refs"]) if field == "refs" else value}
             self.seed_alike(seed, records, f"a hand-built event whose {field} is {value!r}")
 
     @rule(data=st.data())
@@ -1209,7 +1212,7 @@ def _read_alike(event: Event) -> bool:
     texts a logged event holds as they are. (A lone surrogate, or a float that JavaScript
     spells as an integer, is held in a form of its own, which a seed may make anew.)"""
     try:
-        return repr(orjson.loads(event.text)) == repr(event.data)
+        return repr(orjson.loads(payload_text(event))) == repr(event.data)
     except orjson.JSONDecodeError:
         return False
 
