@@ -83,6 +83,7 @@ SHAPES = (
     "gap",
     "repeat",
     "diverging",
+    "edges",
     "empty",
 )
 
@@ -694,6 +695,8 @@ class BackendMachine(RuleBasedStateMachine):
             turns.bulk(rng.randint(20, 250) // scale)
         elif shape == "small":
             turns.bulk(rng.randint(1, 3))
+        elif shape == "edges":  # payloads at the edges of the JSON-value rule, deep ones too
+            turns.edges()
         elif shape == "diverging":
             return self.diverging(session_id, log, rng)
         events = list(writer.events)[start:]

@@ -26,8 +26,10 @@ an append gets is the one the spec is given.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import random
+import sys
 import time as _wall
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -49,10 +51,10 @@ from dsh_session import (
     seed_violations,
 )
 from dsh_session.event import payload_text
-from dsh_session.js_json import dumps, loads
 from dsh_spec import ABSENT, Draft, Rejection
+from dsh_spec.persistence import js_parse
 from tests import strategies as S
-from tests.machine_logs import TurnWriter
+from tests.machine_logs import DEPTH_LIMIT, EDGE_PAYLOADS, TurnWriter, nested
 from tests.machine_support import Disagreement, plain, require, same_json, unguarded, unguarded_method
 from tests.support import is_fresh_copy
 
@@ -145,6 +147,8 @@ class Offer:
     spec_refs: Any = ABSENT
     bypass: bool = False
     label: str = ""
+    #: Call the implementation with the interpreter's stack nearly full (``near_the_stack_limit``).
+    deep_stack: bool = False
 
 
 _REPLACE_CODES = frozenset(
@@ -269,7 +273,10 @@ class CoreMachine(RuleBasedStateMachine):
         call: Any = getattr(method, "__wrapped__", method) if offer.bypass else method
         outcome: Event | InvalidEventError
         try:
-            outcome = call(session, offer.kind, offer.data, **kwargs)
+            if offer.deep_stack:
+                outcome = near_the_stack_limit(lambda: call(session, offer.kind, offer.data, **kwargs))
+            else:
+                outcome = call(session, offer.kind, offer.data, **kwargs)
         except InvalidEventError as error:
             outcome = error
         except Exception as error:
@@ -310,6 +317,8 @@ class CoreMachine(RuleBasedStateMachine):
 
     def check_event(self, impl: Event, spec: dsh_spec.Event) -> None:
         same_json(impl.to_json(), dsh_spec.event_json(spec), "the returned event")
+        text, spelled = payload_text(impl), dsh_spec.js_stringify(spec.data).encode()
+        require(text == spelled, lambda: f"payload text {text[:200]!r}, the spec writes {spelled[:200]!r}")
         require(type(impl.type) is str and type(impl.seq) is int and type(impl.time) is int, "field types")
         require(is_fresh_copy(lambda: impl.data), "logged data is handed out as a fresh copy")
         refs = impl.source_event_seqs
@@ -449,6 +458,35 @@ class CoreMachine(RuleBasedStateMachine):
                 payload = data.draw(S.payloads(kind))
                 label = f"{kind} replace {how}"
                 self.offer(Offer(kind, payload, payload, op, dict(op), list(order), list(order), label=label))
+
+    @rule(data=st.data(), deep_stack=st.booleans())
+    def append_payload_edges(self, data: st.DataObject, deep_stack: bool) -> None:
+        """Each payload at the edges of the JSON-value rule (``machine_logs.EDGE_PAYLOADS``:
+        nesting at and next to the limit in every shape, lone surrogates, JavaScript's numbers
+        and key order), and each shape one container past the limit, as a log-only event and
+        inside a surface message; maybe with the interpreter's stack nearly full, where the
+        result must not change (the text and the refusals are the spec's either way)."""
+        kind = data.draw(st.sampled_from(S.LOG_ONLY_KINDS))
+        too_deep: list[tuple[str, Callable[[], Any]]] = [
+            (f"nested {DEPTH_LIMIT + 1} deep ({shape})", functools.partial(nested, DEPTH_LIMIT + 1, shape))
+            for shape in ("lists", "objects", "alternating", "siblings")
+        ]
+        too_deep.append(("nested 1000 deep", lambda: nested(1000, "lists")))
+        deep_after = ("too deep after a plain key", lambda: {"ok": 1, "deep": nested(DEPTH_LIMIT, "objects")})
+        too_deep.append(deep_after)
+        where = " from a nearly full stack" if deep_stack else ""
+        for index, (label, make) in enumerate((*EDGE_PAYLOADS, *too_deep)):
+            offer = Offer(kind, make(), make(), label=f"{kind} with {label}{where}", deep_stack=deep_stack)
+            self.offer(offer)
+            if index % 4 == 0 or index >= len(EDGE_PAYLOADS):
+                surface_kind = data.draw(st.sampled_from(S.SURFACE_KINDS))
+                payload = data.draw(S.payloads(surface_kind))
+                made, given = dict(payload), dict(payload)
+                made["extra"], given["extra"] = make(), make()
+                label = f"{surface_kind} carrying {label}{where}"
+                offer = Offer(surface_kind, made, given, "append", "append", label=label)
+                offer.deep_stack = deep_stack
+                self.offer(offer)
 
     @rule(data=st.data(), how=st.sampled_from(MANY))
     def append_many(self, data: st.DataObject, how: str) -> None:
@@ -944,8 +982,8 @@ class CoreMachine(RuleBasedStateMachine):
             seed = [e.to_json() for e in events]
         elif how == "mixed":
             seed = [e if e.seq % 2 else e.to_json() for e in events]
-        else:
-            seed = [loads(dumps(e.to_json())) for e in events]
+        else:  # as JavaScript writes and reads each record (the spec's writer and parser)
+            seed = [js_parse(dsh_spec.js_stringify(e.to_json())) for e in events]
         expected = dsh_spec.check_seed(self.records())
         require(not isinstance(expected, Rejection), lambda: f"the spec refuses its own log: {expected}")
         try:
@@ -1205,6 +1243,20 @@ def initial_logs(draw: st.DrawFn) -> list[dict[str, Any]]:
             order = (*order, seq)
         records.append(record)
     return records
+
+
+def near_the_stack_limit(call: Callable[[], Any], headroom: int = 80) -> Any:
+    """``call()`` made with only ``headroom`` frames left before the interpreter's recursion
+    limit: what the implementation returns must not depend on how deep its caller is."""
+    frame: Any = sys._getframe()
+    used = 0
+    while frame is not None:
+        used, frame = used + 1, frame.f_back
+
+    def down(left: int) -> Any:
+        return down(left - 1) if left > 0 else call()
+
+    return down(max(0, sys.getrecursionlimit() - headroom - used))
 
 
 def _read_alike(event: Event) -> bool:

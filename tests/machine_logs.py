@@ -86,6 +86,73 @@ def js_traps(rng: random.Random, size: int = 4) -> dict[str, Any]:
     return out
 
 
+#: The deepest a payload may nest (``dsh_spec.MAX_DEPTH``), here so that the edges below need
+#: no import of the code under test.
+DEPTH_LIMIT = 200
+
+
+def nested(depth: int, shape: str) -> Any:
+    """A JSON value whose deepest path holds exactly ``depth`` containers (``depth >= 1``):
+    a chain of lists, of objects, the two alternating, or a chain that shares each level
+    with a shallow sibling before it (so the deep path is not the first one walked)."""
+    value: Any = [] if shape in ("lists", "siblings") else {}
+    for level in range(depth - 1):
+        if shape == "lists":
+            value = [value]
+        elif shape == "objects":
+            value = {"k": value}
+        elif shape == "alternating":
+            value = [value] if level % 2 else {"k": value}
+        else:
+            value = [0, [], value]
+    return value
+
+
+#: Payloads at the edges of the JSON-value rule that a log accepts (each at most
+#: ``DEPTH_LIMIT`` deep), with a label: depths at and next to the limit in every shape; lone
+#: surrogates and pairs held as two code points, in values and keys; numbers JavaScript spells
+#: as it does; keys it orders first; long and non-ASCII keys; shared references.
+EDGE_PAYLOADS: tuple[tuple[str, Callable[[], Any]], ...] = (
+    *(
+        (f"nested {depth} deep ({shape})", lambda depth=depth, shape=shape: nested(depth, shape))
+        for depth in (DEPTH_LIMIT - 1, DEPTH_LIMIT)
+        for shape in ("lists", "objects", "alternating", "siblings")
+    ),
+    ("a deep value after a long path", lambda: {"a": nested(150, "lists"), "b": nested(199, "objects")}),
+    ("lone surrogates", lambda: {"s": "\ud800", "t": "x\udc00y", "u": ["\udfff", "\ud800\ud800"]}),
+    ("a pair held as two code points", lambda: {"s": "\ud83d\ude00", "t": ["a\ud83d\ude00b"]}),
+    ("surrogates in keys", lambda: {"\ud800": 1, "\ud83d\ude00": 2, "k\udc00": {"\udbff": [3]}}),
+    ("non-ASCII text and keys", lambda: {"é": "😀", "ключ": ["ü", "中"], "a": "\u2028\u2029"}),
+    (
+        "numbers JavaScript spells its way",
+        lambda: {"n": list(JS_NUMBERS), "f": [2.0, -0.0, 1e300, 2.0**53, -(2.0**53), 1e-300, 3.0e21]},
+    ),
+    ("integers at the exact edge", lambda: [2**53, -(2**53), 2**53 - 1, 2**60, -(2**63), 2**1000]),
+    ("keys JavaScript orders first", lambda: {key: index for index, key in enumerate(JS_KEYS)}),
+    ("index keys only, unsorted", lambda: {"10": 1, "9": 2, "0": 3, "4294967294": 4, "1": 5}),
+    ("a long key", lambda: {"k" * 65: 1, "k" * 64: 2, "": 3}),
+    ("a shared value", lambda: _shared()),
+    ("scalars alone", lambda: [None, True, False, "", 0, -1, 0.5]),
+    ("an empty object and list", lambda: {"o": {}, "l": [], "ol": [{}], "lo": {"l": []}}),
+)
+
+
+def depth_of(value: Any) -> int:
+    """How many containers ``value``'s deepest path holds (walked without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def _shared() -> Any:
+    shared: dict[str, Any] = {"k": [1, 2.0, "\ud800"]}
+    return {"a": shared, "b": shared, "c": [shared, [shared]]}
+
+
 def _seq(event: Any) -> int | None:
     seq = getattr(event, "seq", None)
     return seq if type(seq) is int else None
@@ -219,6 +286,17 @@ class TurnWriter:
                 self.append("todo/write", {"todos": [], "meta": js_traps(rng, 3)})
             else:
                 self.compaction()
+
+    def edges(self) -> None:
+        """One log-only event for each of :data:`EDGE_PAYLOADS`, and a surface message carrying
+        every third (that fits) as an extra field of its content block."""
+        for index, (_label, make) in enumerate(EDGE_PAYLOADS):
+            self.append("assistant/chunk", make())
+            if index % 3 == 0 and depth_of(make()) + 3 <= DEPTH_LIMIT:  # (data, content, block)
+                block = {"type": "text", "text": f"edge {index}", "extra": make()}
+                self.append(
+                    "user/message", {"content": [block], "source": {"kind": "user"}}, surface_op="append"
+                )
 
 
 class _Stop(Exception):
