@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import math
 import random
 import sys
 import time as _wall
@@ -474,6 +475,8 @@ class CoreMachine(RuleBasedStateMachine):
         too_deep.append(("nested 1000 deep", lambda: nested(1000, "lists")))
         deep_after = ("too deep after a plain key", lambda: {"ok": 1, "deep": nested(DEPTH_LIMIT, "objects")})
         too_deep.append(deep_after)
+        for value in (2**53 + 1, -(2**53) - 1, 2**1024, math.nan, math.inf):  # refused, as a whole payload
+            too_deep.append((f"the scalar {value!r} as the whole payload", functools.partial(_same, value)))
         where = " from a nearly full stack" if deep_stack else ""
         for index, (label, make) in enumerate((*EDGE_PAYLOADS, *too_deep)):
             offer = Offer(kind, make(), make(), label=f"{kind} with {label}{where}", deep_stack=deep_stack)
@@ -826,6 +829,12 @@ class CoreMachine(RuleBasedStateMachine):
                 got = lookup(probe)
             except (TypeError, IndexError) as error:
                 require(type(error) is outcome, f"derive_event_message({probe!r}) raised {error!r}")
+                # the message names what was asked and what there is
+                said = str(error)
+                names = [type(probe).__name__]
+                if outcome is IndexError:
+                    names = [f"seq {int(probe)} ", f"0..{length - 1})"]
+                require(all(name in said for name in names), f"derive_event_message({probe!r}) says {said!r}")
                 continue
             require(not isinstance(outcome, type), f"derive_event_message({probe!r}) gave {got!r}")
             same_json(got, outcome, f"derive_event_message({probe!r})")
@@ -1243,6 +1252,10 @@ def initial_logs(draw: st.DrawFn) -> list[dict[str, Any]]:
             order = (*order, seq)
         records.append(record)
     return records
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 def near_the_stack_limit(call: Callable[[], Any], headroom: int = 80) -> Any:

@@ -108,6 +108,12 @@ def nested(depth: int, shape: str) -> Any:
     return value
 
 
+#: Scalars that are a whole payload in the edges below: at and next to the exact integers'
+#: ends, integral and huge floats, a lone surrogate, the plain ones.
+TOP_SCALARS: tuple[Any, ...] = (
+    2**53, -(2**53), 2**53 - 1, 2**60, -(2**60), 2.0, -0.0, 1e21, "\ud800", "é", "", None, True, 0
+)
+
 #: Payloads at the edges of the JSON-value rule that a log accepts (each at most
 #: ``DEPTH_LIMIT`` deep), with a label: depths at and next to the limit in every shape; lone
 #: surrogates and pairs held as two code points, in values and keys; numbers JavaScript spells
@@ -133,6 +139,7 @@ EDGE_PAYLOADS: tuple[tuple[str, Callable[[], Any]], ...] = (
     ("a long key", lambda: {"k" * 65: 1, "k" * 64: 2, "": 3}),
     ("a shared value", lambda: _shared()),
     ("scalars alone", lambda: [None, True, False, "", 0, -1, 0.5]),
+    *((f"the scalar {value!r} as the whole payload", lambda value=value: value) for value in TOP_SCALARS),
     ("an empty object and list", lambda: {"o": {}, "l": [], "ol": [{}], "lo": {"l": []}}),
 )
 
