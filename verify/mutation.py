@@ -3,6 +3,8 @@
     python verify/mutation.py surface _admission       # run (or resume) these modules, then report
     python verify/mutation.py --budget 20 json_value   # at most 20 minutes of mutants for it
     python verify/mutation.py --rerun survived surface # judge its survivors again (machines changed)
+    python verify/mutation.py --shard 0/2 json_value &  python verify/mutation.py --shard 1/2 json_value
+                                                       # two runs at once (one session, a tree each)
     python verify/mutation.py --report                 # the figures so far, every module
     python verify/mutation.py --survivors surface      # each surviving mutant's diff
 
@@ -209,7 +211,15 @@ def _position(item: Any) -> tuple[Any, ...]:
     return (tuple(first.start_pos), first.operator_name, first.occurrence)
 
 
-def run(workdir: Path, tree: Path, module: str, budget: float, timeout: float, rerun: str | None) -> None:
+def run(
+    workdir: Path,
+    tree: Path,
+    module: str,
+    budget: float,
+    timeout: float,
+    rerun: str | None,
+    shard: tuple[int, int] = (0, 1),
+) -> None:
     from cosmic_ray.mutating import mutate_and_test
     from cosmic_ray.work_db import use_db
 
@@ -222,6 +232,8 @@ def run(workdir: Path, tree: Path, module: str, budget: float, timeout: float, r
         if rerun is not None:
             items += [item for item, result in db.completed_work_items if result.test_outcome == rerun]
         items.sort(key=_position)
+        index, shards = shard
+        items = items[index::shards]
         print(f"{module}: {len(items)} mutants to judge", flush=True)
         for count, item in enumerate(items, 1):
             if time.monotonic() > deadline:
@@ -315,6 +327,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant (default 120)")
     parser.add_argument("--nice", type=int, default=10, help="niceness of the run (default 10)")
     parser.add_argument("--rerun", choices=["survived", "killed"], help="judge these results again")
+    parser.add_argument(
+        "--shard",
+        default="0/1",
+        help="K/N: judge every N-th mutant from the K-th (N runs at once, one per core; default 0/1)",
+    )
     parser.add_argument("--report", action="store_true", help="only print the figures")
     parser.add_argument("--survivors", action="store_true", help="only print the survivors' diffs")
     args = parser.parse_args(argv)
@@ -324,17 +341,21 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"not a core module: {', '.join(unknown)}")
     workdir: Path = args.workdir.resolve()
     workdir.mkdir(parents=True, exist_ok=True)
+    index, _, count = args.shard.partition("/")
+    if not (index.isdigit() and count.isdigit() and int(index) < int(count)):
+        parser.error(f"--shard wants K/N with 0 <= K < N, not {args.shard!r}")
+    shard = (int(index), int(count))
     if args.survivors:
         for module in modules:
             survivors(workdir, module)
         return
     if not args.report:
         os.nice(args.nice)
-        tree = workdir / "tree"
+        tree = workdir / ("tree" if shard == (0, 1) else f"tree-{shard[0]}")  # a tree per shard
         lay_tree(tree)
         os.chdir(tree)
         for module in modules:
-            run(workdir, tree, module, args.budget, args.timeout, args.rerun)
+            run(workdir, tree, module, args.budget, args.timeout, args.rerun, shard)
             lay_tree(tree)  # nothing mutated is left behind, whatever a run did
             os.chdir(tree)
     report(workdir, modules)
