@@ -48,6 +48,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 ROOT = Path(__file__).resolve().parent.parent
 EQUIVALENTS = ROOT / "verify" / "equivalent_mutants.toml"
 
@@ -75,6 +77,11 @@ MACHINES: dict[str, list[str]] = {
 _IGNORED = shutil.ignore_patterns(
     ".git", ".venv", "__pycache__", ".hypothesis", ".mypy_cache", ".ruff_cache", ".pytest_cache", "*.egg-info"
 )
+
+
+def target(tree: Path, module: str) -> Path:
+    """The module's file in a scratch tree: where its mutants are made."""
+    return tree / "src" / "dsh_session" / f"{module}.py"
 
 
 def source(module: str) -> Path:
@@ -185,11 +192,11 @@ def prepare(workdir: Path, tree: Path, module: str) -> None:
     if db_path.exists() and stamp.exists() and stamp.read_text() == digest:
         return
     db_path.unlink(missing_ok=True)
-    target = tree / "src" / "dsh_session" / f"{module}.py"
+    target_path = target(tree, module)
     with use_db(str(db_path)) as db:
-        init(iter([target]), db, {})
-        lazy = "from __future__ import annotations" in target.read_text()
-        spans = annotation_spans(target) if lazy else []
+        init(iter([target_path]), db, {})
+        lazy = "from __future__ import annotations" in target_path.read_text()
+        spans = annotation_spans(target_path) if lazy else []
         skipped = WorkResult(worker_outcome=WorkerOutcome.SKIPPED)
         db.set_multiple_results(
             [item.job_id for item in db.work_items if in_annotation(item.mutations[0], spans)], skipped
@@ -239,7 +246,9 @@ def run(
             if time.monotonic() > deadline:
                 print(f"{module}: time box reached; {len(items) - count + 1} left for the next run")
                 break
-            result = mutate_and_test(item.mutations, command, timeout)
+            # made in this run's tree, whichever tree the session was made from (a shard has its own)
+            mutations = [attrs.evolve(m, module_path=target(tree, module)) for m in item.mutations]
+            result = mutate_and_test(mutations, command, timeout)
             db.set_result(item.job_id, result)
             if result.test_outcome is not None and result.test_outcome.value == "survived":
                 print(f"  survived: {changed_lines(result.diff)}", flush=True)
