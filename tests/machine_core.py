@@ -150,6 +150,8 @@ class Offer:
     label: str = ""
     #: Call the implementation with the interpreter's stack nearly full (``near_the_stack_limit``).
     deep_stack: bool = False
+    #: Pass the type and the payload by keyword (``append(type=..., data=...)``).
+    by_keyword: bool = False
 
 
 _REPLACE_CODES = frozenset(
@@ -273,11 +275,16 @@ class CoreMachine(RuleBasedStateMachine):
         method = type(session).append
         call: Any = getattr(method, "__wrapped__", method) if offer.bypass else method
         outcome: Event | InvalidEventError
+        if offer.by_keyword:
+            kwargs.update(type=offer.kind, data=offer.data)
+            given: tuple[Any, ...] = ()
+        else:
+            given = (offer.kind, offer.data)
         try:
             if offer.deep_stack:
-                outcome = near_the_stack_limit(lambda: call(session, offer.kind, offer.data, **kwargs))
+                outcome = near_the_stack_limit(lambda: call(session, *given, **kwargs))
             else:
-                outcome = call(session, offer.kind, offer.data, **kwargs)
+                outcome = call(session, *given, **kwargs)
         except InvalidEventError as error:
             outcome = error
         except Exception as error:
@@ -400,6 +407,19 @@ class CoreMachine(RuleBasedStateMachine):
             self.clock.queued = [time]
             kind = data.draw(st.sampled_from(S.LOG_ONLY_KINDS))
             self.offer(Offer(kind, {"at": "edge"}, {"at": "edge"}, label=f"{kind} at the edge time {time}"))
+        for times in ((1, True), (True, 1), (0, False), (False, 0), (7, 7.0), (7.0, 7)):  # equal, not alike
+            for time in times:
+                self.clock.queued = [time]
+                kind = data.draw(st.sampled_from(S.LOG_ONLY_KINDS))
+                self.offer(Offer(kind, {"at": time}, {"at": time}, label=f"{kind} at {time!r}, in {times}"))
+        for bad_kind in (5, None, b"turn/start", True, ["turn/start"], 0.5):  # no surface field: no marker
+            label = f"a log-only event of type {bad_kind!r}"
+            self.offer(Offer(bad_kind, {"at": "edge"}, {"at": "edge"}, bypass=True, label=label))
+        kind = data.draw(st.sampled_from(S.LOG_ONLY_KINDS))
+        keyword = Offer(kind, {"by": "keyword"}, {"by": "keyword"}, label=f"{kind} by keyword")
+        keyword.by_keyword = True
+        self.offer(keyword)
+        self.positional_marker_refused(data)
         kind = data.draw(st.sampled_from(S.SURFACE_KINDS))
         payload = data.draw(S.payloads(kind))
         odd = _Text("append")
@@ -431,7 +451,7 @@ class CoreMachine(RuleBasedStateMachine):
             payload = data.draw(S.payloads(kind))
             label = f"{kind} whose provenance is [{edge}]"
             self.offer(Offer(kind, payload, payload, "append", "append", [edge], [edge], label=label))
-        for refs in (b"\x00", {0: 0}):  # iterables of earlier seqs, but no list of them
+        for refs in (b"\x00", {0: 0}, _NotAnIterator()):  # no list of seqs, or no iterator
             payload = data.draw(S.payloads(kind))
             label = f"{kind} whose provenance is {refs!r}"
             self.offer(Offer(kind, payload, payload, "append", "append", refs, refs, label=label))
@@ -490,6 +510,23 @@ class CoreMachine(RuleBasedStateMachine):
                 offer = Offer(surface_kind, made, given, "append", "append", label=label)
                 offer.deep_stack = deep_stack
                 self.offer(offer)
+
+    def positional_marker_refused(self, data: st.DataObject) -> None:
+        """The surface fields are keyword-only: given by position, ``append`` raises
+        ``TypeError`` and the session is as it was."""
+        kind = data.draw(st.sampled_from(S.SURFACE_KINDS))
+        payload = data.draw(S.payloads(kind))
+        session = self.session
+        before = (session.seq, session.surface.nodes)
+        method = unguarded(type(session).append)
+        for extra in (("append",), ("append", [0])):
+            try:
+                method(session, kind, payload, *extra)
+            except TypeError:
+                pass
+            else:
+                raise Disagreement(f"append took {len(extra)} surface field(s) by position")
+            require((session.seq, session.surface.nodes) == before, "a refused call changed the session")
 
     @rule(data=st.data(), how=st.sampled_from(MANY))
     def append_many(self, data: st.DataObject, how: str) -> None:
@@ -1280,6 +1317,16 @@ def _read_alike(event: Event) -> bool:
         return repr(orjson.loads(payload_text(event))) == repr(event.data)
     except orjson.JSONDecodeError:
         return False
+
+
+class _NotAnIterator:
+    """Iterable by its type (it has ``__iter__``), but iterating it raises ``TypeError``."""
+
+    def __iter__(self) -> Any:
+        return 5
+
+    def __repr__(self) -> str:
+        return "_NotAnIterator()"
 
 
 class _Int(int):
