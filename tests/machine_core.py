@@ -222,7 +222,11 @@ class CoreMachine(RuleBasedStateMachine):
         if records:
             expected = dsh_spec.check_seed(records)
             require(not isinstance(expected, Rejection), lambda: f"the initial seed is refused: {expected}")
-            self.adopt(Session("machine", records, clock=self.clock), expected)  # type: ignore[arg-type]
+            try:
+                seeded = Session("machine", records, clock=self.clock)
+            except Exception as error:
+                raise Disagreement(f"the initial seed, which the spec takes, raised {error!r}") from error
+            self.adopt(seeded, expected)  # type: ignore[arg-type]
 
     # -- the invariant --------------------------------------------------------------------
 
