@@ -52,6 +52,7 @@ from dsh_session import (
     seed_violations,
 )
 from dsh_session.event import payload_text
+from dsh_session.js_json import dumps
 from dsh_spec import ABSENT, Draft, Rejection
 from dsh_spec.persistence import js_parse
 from tests import strategies as S
@@ -502,6 +503,13 @@ class CoreMachine(RuleBasedStateMachine):
         for value in (2**53 + 1, -(2**53) - 1, 2**1024, math.nan, math.inf):  # refused, as a whole payload
             too_deep.append((f"the scalar {value!r} as the whole payload", functools.partial(_same, value)))
         where = " from a nearly full stack" if deep_stack else ""
+        for label, make in EDGE_PAYLOADS:  # JSON.stringify of each, as given and frozen
+            value = make()
+            spelled = dsh_spec.js_stringify(value)
+            for given in (value, freeze(value)):
+                text = dumps(given)
+                if text != spelled:
+                    raise Disagreement(f"js_json.dumps of {label}: {text[:120]!r}, JS {spelled[:120]!r}")
         for index, (label, make) in enumerate((*EDGE_PAYLOADS, *too_deep)):
             offer = Offer(kind, make(), make(), label=f"{kind} with {label}{where}", deep_stack=deep_stack)
             self.offer(offer)
