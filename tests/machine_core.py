@@ -53,6 +53,7 @@ from dsh_session import (
 )
 from dsh_session.event import payload_text
 from dsh_session.js_json import dumps
+from dsh_session.json_value import NotJsonError, TooDeepError, canonical, is_json_value
 from dsh_spec import ABSENT, Draft, Rejection
 from dsh_spec.persistence import js_parse
 from tests import strategies as S
@@ -500,8 +501,29 @@ class CoreMachine(RuleBasedStateMachine):
         too_deep.append(("nested 1000 deep", lambda: nested(1000, "lists")))
         deep_after = ("too deep after a plain key", lambda: {"ok": 1, "deep": nested(DEPTH_LIMIT, "objects")})
         too_deep.append(deep_after)
-        for value in (2**53 + 1, -(2**53) - 1, 2**1024, math.nan, math.inf):  # refused, as a whole payload
+        for value in (2**53 + 1, -(2**53) - 1, 2**1024, math.nan, math.inf, -math.inf):  # refused, whole
             too_deep.append((f"the scalar {value!r} as the whole payload", functools.partial(_same, value)))
+        too_deep += [
+            ("a str subclass as a key", lambda: {"a": 1, _Text("content"): 1}),
+            ("a tuple inside", lambda: {"t": (1, 2)}),
+            ("an inexact integer inside", lambda: {"n": [2**53 + 1]}),
+            ("a float subclass inside", lambda: [1, _Float(0.5)]),
+        ]
+        for label, make in (*EDGE_PAYLOADS, *too_deep):  # the JSON-value rule's public checks
+            expected = dsh_spec.canonical_json(make())
+            refused = isinstance(expected, dsh_spec.NotJson)
+            if is_json_value(make()) is refused:
+                raise Disagreement(f"is_json_value of {label}: the spec says {expected!r:.120}")
+            try:
+                got: Any = canonical(make())
+            except NotJsonError as error:
+                deep = isinstance(expected, dsh_spec.TooDeep)
+                if not refused or isinstance(error, TooDeepError) is not deep:
+                    raise Disagreement(f"canonical of {label}: {error}; spec: {expected!r:.120}") from None
+            else:
+                if refused:
+                    raise Disagreement(f"canonical of {label} took what the spec refuses: {expected}")
+                same_json(got, expected, f"canonical of {label}")
         where = " from a nearly full stack" if deep_stack else ""
         for label, make in EDGE_PAYLOADS:  # JSON.stringify of each, as given and frozen
             value = make()
@@ -1329,6 +1351,10 @@ def _read_alike(event: Event) -> bool:
         return repr(orjson.loads(payload_text(event))) == repr(event.data)
     except orjson.JSONDecodeError:
         return False
+
+
+class _Float(float):
+    """A ``float`` subclass: not a JSON type."""
 
 
 class _NotAnIterator:
