@@ -226,6 +226,7 @@ def run(
     timeout: float,
     rerun: str | None,
     shard: tuple[int, int] = (0, 1),
+    rerun_only: bool = False,
 ) -> None:
     from cosmic_ray.mutating import mutate_and_test
     from cosmic_ray.work_db import use_db
@@ -235,7 +236,7 @@ def run(
     deadline = time.monotonic() + budget * 60
     command = test_command(tree, module)
     with use_db(str(_session(workdir, module))) as db:
-        items = list(db.pending_work_items)
+        items = [] if rerun_only else list(db.pending_work_items)
         if rerun is not None:
             items += [item for item, result in db.completed_work_items if result.test_outcome == rerun]
         items.sort(key=_position)
@@ -341,6 +342,9 @@ def main(argv: list[str] | None = None) -> None:
         default="0/1",
         help="K/N: judge every N-th mutant from the K-th (N runs at once, one per core; default 0/1)",
     )
+    parser.add_argument(
+        "--rerun-only", action="store_true", help="with --rerun: judge those again and leave the unrun ones"
+    )
     parser.add_argument("--report", action="store_true", help="only print the figures")
     parser.add_argument("--survivors", action="store_true", help="only print the survivors' diffs")
     args = parser.parse_args(argv)
@@ -364,7 +368,7 @@ def main(argv: list[str] | None = None) -> None:
         lay_tree(tree)
         os.chdir(tree)
         for module in modules:
-            run(workdir, tree, module, args.budget, args.timeout, args.rerun, shard)
+            run(workdir, tree, module, args.budget, args.timeout, args.rerun, shard, args.rerun_only)
             lay_tree(tree)  # nothing mutated is left behind, whatever a run did
             os.chdir(tree)
     report(workdir, modules)
