@@ -54,9 +54,10 @@ from dsh_session import (
     SessionHeader,
     SqliteBackend,
 )
+from dsh_session.event import payload_text
 from dsh_spec import ecma_text
 from dsh_spec.codes import Code
-from tests import pg_server
+from tests import foreign_text, pg_server
 from tests.machine_logs import TurnWriter
 from tests.machine_support import require
 from tests.spec_models import MemoryModel, ModelBackend, Refused, SqliteModel
@@ -142,6 +143,13 @@ class Storage:
     def damaged_copies(self, session_id: str, how: int) -> tuple[Any, Any, Callable[[], Any]] | None:
         """Copies of both stores with ``session_id`` damaged, or ``None``: ``(open impl, open model,
         state of the impl copy)``; the opens are callables so that refusing an open is seen."""
+        return None
+
+    def respell(self, session_id: str, rng: random.Random, foreign: tuple[str, ...]) -> list[str] | None:
+        """Rewrite the session's stored records in both stores as another writer might spell
+        them (``tests.foreign_text``: the same values to ``JSON.parse``), then add after the last
+        one log-only record for each text in ``foreign``, that text its payload. The texts
+        written, or ``None`` when there is nothing to rewrite."""
         return None
 
     def close(self) -> None:
@@ -244,6 +252,36 @@ class JsonlStorage(Storage):
             lambda: _tree(impl_root),
         )
 
+    def respell(self, session_id: str, rng: random.Random, foreign: tuple[str, ...]) -> list[str] | None:
+        paths = self.log_paths(session_id)
+        if paths is None:
+            return None
+        lines = paths[1].read_bytes().split(b"\n")
+        written: list[str] = []
+        records: list[Any] = []
+        for number, line in enumerate(lines[:-1]):
+            try:
+                record = json.loads(line)
+            except ValueError:
+                records.append(None)
+                continue  # a torn or damaged line stays as it is
+            records.append(record)
+            if number == 0 and rng.random() < 0.5:
+                continue  # the header as it was, now and then
+            text = foreign_text.respell(record, rng, index_keys_last=number > 0, line=True)
+            lines[number] = text.encode()
+            written.append(text)
+        last = records[-1] if records else None
+        if foreign and lines[-1] == b"" and len(records) > 1 and isinstance(last, dict):
+            for number, payload in enumerate(foreign):
+                seq, time = len(records) - 1 + number, last.get("time")
+                text = f'{{"type":"x/foreign","seq":{seq},"time":{time},"data":{payload}}}'
+                lines.insert(-1, text.encode())
+                written.append(text)
+        for path in paths:
+            path.write_bytes(b"\n".join(lines))
+        return written
+
 
 # -- SQLite ------------------------------------------------------------------------------------
 
@@ -270,6 +308,62 @@ _TORN_ROW = "INSERT INTO events (session_id, seq, type, time, data) VALUES (?, ?
 
 def _files(directory: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted(directory.iterdir()) if path.is_file()}
+
+
+#: A session's event row: seq, type, time and its three JSON columns.
+_Row = tuple[int, str, int, str, str | None, str | None]
+
+
+def _respelled_rows(
+    path: Path, session_id: str, rng: random.Random, foreign: tuple[str, ...]
+) -> tuple[list[_Row], list[str]]:
+    """The session's event rows in a v4 database with their JSON columns respelled (and a
+    foreign log-only row after the last), and the texts that now stand in them."""
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute(
+            "SELECT seq, type, time, data, source_event_seqs, surface_op FROM events "
+            "WHERE session_id = ? ORDER BY seq",
+            (session_id,),
+        ).fetchall()
+    except sqlite3.OperationalError:
+        return [], []
+    finally:
+        conn.close()
+    out: list[_Row] = []
+    texts: list[str] = []
+    for seq, kind, time, *columns in rows:
+        spelled: list[str | None] = []
+        for column in columns:
+            try:
+                value = json.loads(column) if column is not None else None
+            except ValueError:
+                spelled.append(column)  # a torn row's column stays as it is
+                continue
+            spelled.append(None if column is None else foreign_text.respell(value, rng))
+        texts += [text for text in spelled if text is not None]
+        out.append((seq, kind, time, *spelled))
+    if out:
+        seq, time = out[-1][0], out[-1][2]
+        out += [
+            (seq + 1 + number, "x/foreign", time, payload, None, None)
+            for number, payload in enumerate(foreign)
+        ]
+        texts += foreign
+    return out, texts
+
+
+def _rewrite_rows(path: Path, session_id: str, rows: list[_Row]) -> None:
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("DELETE FROM events WHERE session_id = ?", (session_id,))
+        conn.executemany(
+            "INSERT INTO events (session_id, seq, type, time, data, source_event_seqs, surface_op) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(session_id, *row) for row in rows],
+        )
+    finally:
+        conn.close()
 
 
 class SqliteStorage(Storage):
@@ -349,6 +443,16 @@ class SqliteStorage(Storage):
             lambda: SqliteModel(str(model_copy), 1.0),
             lambda: {name: data for name, data in _files(copies).items() if name.startswith("impl.db")},
         )
+
+    def respell(self, session_id: str, rng: random.Random, foreign: tuple[str, ...]) -> list[str] | None:
+        if not self.model_path.exists():
+            return None
+        rows, texts = _respelled_rows(self.model_path, session_id, rng, foreign)
+        if not rows:
+            return None
+        _rewrite_rows(self.model_path, session_id, rows)
+        _rewrite_rows(self.impl_path, session_id, rows)
+        return texts
 
 
 # -- PostgreSQL --------------------------------------------------------------------------------
@@ -457,6 +561,26 @@ class PostgresStorage(Storage):
         finally:
             conn.close()
         return True
+
+    def respell(self, session_id: str, rng: random.Random, foreign: tuple[str, ...]) -> list[str] | None:
+        found = self.sql("SELECT sid FROM {s}.sessions WHERE id = %s", session_id) if self.impl_rows() else []
+        if not found or not self.model_path.exists():
+            return None
+        rows, texts = _respelled_rows(self.model_path, session_id, rng, foreign)
+        if not rows:
+            return None
+        _rewrite_rows(self.model_path, session_id, rows)
+        (sid,) = found[0]
+        import psycopg
+
+        with psycopg.connect(self.dsn) as conn, conn.cursor() as cursor:  # one transaction
+            cursor.execute(f'DELETE FROM "{self.schema}".events WHERE sid = %s', (sid,))
+            cursor.executemany(
+                f'INSERT INTO "{self.schema}".events (sid, seq, type, time, data, source_event_seqs, '
+                "surface_op) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                [(sid, *row) for row in rows],
+            )
+        return texts
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -590,15 +714,30 @@ class BackendMachine(RuleBasedStateMachine):
             impl, model = [_ordered(r, None) for r in impl], [_ordered(r, None) for r in model]
         found = json_diff(impl, model)
         require(found is None, lambda: f"{what}: the events differ: {found}")
+        texts = (
+            (event.seq, payload_text(event), dsh_spec.js_stringify(model_event.data).encode())
+            for event, model_event in zip(impl_events, model_events, strict=True)
+        )
+        wrong = next((found for found in texts if found[1] != found[2]), None)
+        if wrong is not None:
+            seq, text, spelled = wrong
+            require(
+                False,
+                f"{what}: seq {seq}'s payload text is {text[:200]!r}, "
+                f"JSON.stringify writes {spelled[:200]!r}",
+            )
 
     # -- sessions ----------------------------------------------------------------------------
 
-    @initialize(data=st.data(), stored=st.booleans())
-    def first_session(self, data: st.DataObject, stored: bool) -> None:
-        """Session ``s1``, maybe stored already with a few turns (so every example has a log)."""
+    @initialize(data=st.data(), stored=st.booleans(), respelled=st.booleans())
+    def first_session(self, data: st.DataObject, stored: bool, respelled: bool) -> None:
+        """Session ``s1``, maybe stored already with a few turns (so every example has a log),
+        and then maybe spelled by another writer (so that even a short search reads such text)."""
         self.create_session("s1", None, CREATED[0], None, None)
         if stored:
             self._append_batch(data, "turns")
+            if respelled and self.storage.durable:
+                self.respell_and_load("s1", data)
 
     @rule(
         session_id=st.sampled_from(IDS),
@@ -791,6 +930,27 @@ class BackendMachine(RuleBasedStateMachine):
         if self.storage.tear(session_id, how):
             self.clean.discard(session_id)
             note(f"torn tail ({how})")
+
+    @precondition(lambda self: self.storage.durable and bool(self.logs))
+    @rule(data=st.data())
+    def respelled_by_another_writer(self, data: st.DataObject) -> None:
+        """The same records in both stores as another writer spells them (and one more for each
+        payload only another writer would spell so); opened afresh, both must load them alike, and
+        every payload's canonical text must be ``JSON.stringify``'s again."""
+        self.respell_and_load(data.draw(st.sampled_from(self.known())), data)
+
+    def respell_and_load(self, session_id: str, data: st.DataObject) -> None:
+        rng = random.Random(data.draw(st.integers(0, 2**32 - 1)))
+        written = self.storage.respell(session_id, rng, foreign_text.FOREIGN_PAYLOADS)
+        if written is None:
+            return
+        self.checked_texts.update(written)  # not JSON.stringify's spelling: on purpose
+        note("respelled, foreign records added")
+        self.impl.close()
+        self.model.close()
+        self.impl, self.model = self.storage.open_impl(), self.storage.open_model()
+        self.logs = {sid: None if sid == session_id else log for sid, log in self.logs.items()}
+        self.load_both(session_id, close_turn=data.draw(st.booleans()))
 
     @precondition(lambda self: self.storage.durable)
     @rule()

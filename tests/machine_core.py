@@ -52,9 +52,10 @@ from dsh_session import (
     seed_violations,
 )
 from dsh_session.event import payload_text
-from dsh_session.js_json import dumps
+from dsh_session.js_json import dumps, js_number
 from dsh_session.json_value import NotJsonError, TooDeepError, canonical, is_json_value
 from dsh_spec import ABSENT, Draft, Rejection
+from dsh_spec.ecma_text import number_to_string
 from dsh_spec.persistence import js_parse
 from tests import strategies as S
 from tests.machine_logs import DEPTH_LIMIT, EDGE_PAYLOADS, TurnWriter, nested
@@ -108,6 +109,27 @@ SHAPE_BREAKS: tuple[tuple[str, Callable[[dict[str, Any]], dict[str, Any]]], ...]
     ("context/message", lambda p: {**p, "envelope": "bad"}),
     ("steering/message", lambda p: {**p, "source": "user"}),
     ("steering/message", lambda p: {**p, "source": {"kind": 5}}),
+)
+
+
+#: Numbers at the edges of what a double holds, for ``js_number`` against the spec's
+#: ``Number::toString`` (integers beyond 2**53 are spelled as the double they round to).
+EDGE_NUMBERS: tuple[int | float, ...] = (
+    *(sign * (2**53 + delta) for sign in (1, -1) for delta in (-1, 0, 1, 2, 3)),
+    2**64,
+    -(2**64) - 1,
+    2**1000,
+    10**21,
+    10**21 - 1,
+    0,
+    -0.0,
+    1e-7,
+    1.5e-7,
+    1e-6,
+    1e21,
+    1e20,
+    123e-20,
+    5e-324,
 )
 
 
@@ -505,6 +527,7 @@ class CoreMachine(RuleBasedStateMachine):
             too_deep.append((f"the scalar {value!r} as the whole payload", functools.partial(_same, value)))
         too_deep += [
             ("a str subclass as a key", lambda: {"a": 1, _Text("content"): 1}),
+            ("a str subclass as the only key", lambda: {_Text("content"): 1}),
             ("a tuple inside", lambda: {"t": (1, 2)}),
             ("an inexact integer inside", lambda: {"n": [2**53 + 1]}),
             ("a float subclass inside", lambda: [1, _Float(0.5)]),
@@ -532,6 +555,11 @@ class CoreMachine(RuleBasedStateMachine):
                 text = dumps(given)
                 if text != spelled:
                     raise Disagreement(f"js_json.dumps of {label}: {text[:120]!r}, JS {spelled[:120]!r}")
+        for number in EDGE_NUMBERS:  # Number::toString, as fork messages and the CLI spell numbers
+            if js_number(number) != number_to_string(number):
+                raise Disagreement(
+                    f"js_number({number!r}): {js_number(number)!r}, JS {number_to_string(number)!r}"
+                )
         for index, (label, make) in enumerate((*EDGE_PAYLOADS, *too_deep)):
             offer = Offer(kind, make(), make(), label=f"{kind} with {label}{where}", deep_stack=deep_stack)
             self.offer(offer)

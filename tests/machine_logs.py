@@ -111,7 +111,20 @@ def nested(depth: int, shape: str) -> Any:
 #: Scalars that are a whole payload in the edges below: at and next to the exact integers'
 #: ends, integral and huge floats, a lone surrogate, the plain ones.
 TOP_SCALARS: tuple[Any, ...] = (
-    2**53, -(2**53), 2**53 - 1, 2**60, -(2**60), 2.0, -0.0, 1e21, "\ud800", "é", "", None, True, 0
+    2**53,
+    -(2**53),
+    2**53 - 1,
+    2**60,
+    -(2**60),
+    2.0,
+    -0.0,
+    1e21,
+    "\ud800",
+    "é",
+    "",
+    None,
+    True,
+    0,
 )
 
 #: Payloads at the edges of the JSON-value rule that a log accepts (each at most
@@ -136,9 +149,12 @@ EDGE_PAYLOADS: tuple[tuple[str, Callable[[], Any]], ...] = (
     ("integers at the exact edge", lambda: [2**53, -(2**53), 2**53 - 1, 2**60, -(2**63), 2**1000]),
     ("keys JavaScript orders first", lambda: {key: index for index, key in enumerate(JS_KEYS)}),
     ("index keys only, unsorted", lambda: {"10": 1, "9": 2, "0": 3, "4294967294": 4, "1": 5}),
+    ("keys past the last index", lambda: {"4294967296": 1, "4294967295": 2, "99999999999": 3, "7": 4}),
     ("a long key", lambda: {"k" * 65: 1, "k" * 64: 2, "": 3}),
     ("a shared value", lambda: _shared()),
     ("scalars alone", lambda: [None, True, False, "", 0, -1, 0.5]),
+    ("floats alone", lambda: [1e-07, 1.5e-08, 0.5, 1e300, 1.5e16]),
+    ("a float alone in an object", lambda: {"f": 1e-07, "g": {"h": 2.5e-7}}),
     *((f"the scalar {value!r} as the whole payload", lambda value=value: value) for value in TOP_SCALARS),
     ("an empty object and list", lambda: {"o": {}, "l": [], "ol": [{}], "lo": {"l": []}}),
 )

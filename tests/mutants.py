@@ -142,14 +142,15 @@ def _skip_coverage_check(patch: pytest.MonkeyPatch) -> None:
 
 
 def _aliased_data(patch: pytest.MonkeyPatch) -> None:
-    """A logged event hands out one shared decoded object, so a change to it sticks."""
-    shared: dict[bytes, Any] = {}
+    """A logged event hands out one shared decoded object, so a change to it sticks. (One per
+    event, the event kept alive with it: shared across examples, the bug would make the search
+    itself flaky.)"""
+    shared: dict[int, tuple[LoggedEvent, Any]] = {}
 
     def data(self: LoggedEvent) -> Any:
-        text = self.text
-        if text not in shared:
-            shared[text] = decode(text)
-        return shared[text]
+        if id(self) not in shared:
+            shared[id(self)] = (self, decode(self.text))
+        return shared[id(self)][1]
 
     patch.setattr(LoggedEvent, "data", property(data))
 

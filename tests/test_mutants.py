@@ -49,7 +49,7 @@ MACHINES: dict[str, tuple[type[RuleBasedStateMachine], settings]] = {
     "core": (CoreMachine, _search(80, 40)),
     "jsonl": (_backend("jsonl"), _search(20, 25)),
     "sqlite": (_backend("sqlite"), _search(20, 25)),
-    "postgres": (_backend("postgres"), _search(6, 20)),
+    "postgres": (_backend("postgres"), _search(12, 30)),
     "repair": (RepairMachine, _search(40, 30)),
     "pairing": (PairingMachine, _search(40, 30)),
     "headers": (HeaderMachine, _search(40, 30)),

@@ -3,6 +3,8 @@
     python verify/mutation.py surface _admission       # run (or resume) these modules, then report
     python verify/mutation.py --budget 20 json_value   # at most 20 minutes of mutants for it
     python verify/mutation.py --rerun survived surface # judge its survivors again (machines changed)
+    python verify/mutation.py --rerun survived --rerun-only --unlisted json_value
+                                                       # only the survivors not listed as equivalent
     python verify/mutation.py --shard 0/2 json_value &  python verify/mutation.py --shard 1/2 json_value
                                                        # two runs at once (one session, a tree each)
     python verify/mutation.py --report                 # the figures so far, every module
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import fcntl
 import hashlib
 import os
 import shlex
@@ -227,18 +230,27 @@ def run(
     rerun: str | None,
     shard: tuple[int, int] = (0, 1),
     rerun_only: bool = False,
+    unlisted: bool = False,
 ) -> None:
     from cosmic_ray.mutating import mutate_and_test
     from cosmic_ray.work_db import use_db
 
-    prepare(workdir, tree, module)
+    with (workdir / f"{module}.lock").open("w") as lock:  # shards started together: one prepares
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        prepare(workdir, tree, module)
     baseline(tree, module, timeout)
     deadline = time.monotonic() + budget * 60
     command = test_command(tree, module)
     with use_db(str(_session(workdir, module))) as db:
         items = [] if rerun_only else list(db.pending_work_items)
         if rerun is not None:
-            items += [item for item, result in db.completed_work_items if result.test_outcome == rerun]
+            known = equivalents() if unlisted else []
+            items += [
+                item
+                for item, result in db.completed_work_items
+                if result.test_outcome == rerun
+                and not (unlisted and equivalent_reason(module, item, result, known))
+            ]
         items.sort(key=_position)
         index, shards = shard
         items = items[index::shards]
@@ -345,6 +357,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--rerun-only", action="store_true", help="with --rerun: judge those again and leave the unrun ones"
     )
+    parser.add_argument(
+        "--unlisted", action="store_true", help="with --rerun survived: only those not listed as equivalent"
+    )
     parser.add_argument("--report", action="store_true", help="only print the figures")
     parser.add_argument("--survivors", action="store_true", help="only print the survivors' diffs")
     args = parser.parse_args(argv)
@@ -368,7 +383,17 @@ def main(argv: list[str] | None = None) -> None:
         lay_tree(tree)
         os.chdir(tree)
         for module in modules:
-            run(workdir, tree, module, args.budget, args.timeout, args.rerun, shard, args.rerun_only)
+            run(
+                workdir,
+                tree,
+                module,
+                args.budget,
+                args.timeout,
+                args.rerun,
+                shard,
+                args.rerun_only,
+                args.unlisted,
+            )
             lay_tree(tree)  # nothing mutated is left behind, whatever a run did
             os.chdir(tree)
     report(workdir, modules)
