@@ -317,8 +317,8 @@ _Row = tuple[int, str, int, str, str | None, str | None]
 def _respelled_rows(
     path: Path, session_id: str, rng: random.Random, foreign: tuple[str, ...]
 ) -> tuple[list[_Row], list[str]]:
-    """The session's event rows in a v4 database with their JSON columns respelled (and a
-    foreign log-only row after the last), and the texts that now stand in them."""
+    """The session's event rows in a v4 database with their JSON columns respelled (and one
+    log-only row for each text in ``foreign`` after the last), and the texts that now stand in them."""
     conn = sqlite3.connect(path)
     try:
         rows = conn.execute(
@@ -336,11 +336,9 @@ def _respelled_rows(
         spelled: list[str | None] = []
         for column in columns:
             try:
-                value = json.loads(column) if column is not None else None
+                spelled.append(None if column is None else foreign_text.respell(json.loads(column), rng))
             except ValueError:
                 spelled.append(column)  # a torn row's column stays as it is
-                continue
-            spelled.append(None if column is None else foreign_text.respell(value, rng))
         texts += [text for text in spelled if text is not None]
         out.append((seq, kind, time, *spelled))
     if out:
@@ -910,12 +908,16 @@ class BackendMachine(RuleBasedStateMachine):
     @rule(use_after_close=st.booleans())
     def reopen(self, use_after_close: bool) -> None:
         """Close both and open the stores again; the new instances know nothing yet."""
+        self.close_and_open(use_after_close)
+        self.logs = {sid: log for sid, log in self.logs.items() if self.impl_knows(sid)}
+
+    def close_and_open(self, use_after_close: bool = False) -> None:
+        """Close both backends (maybe using them once after) and open fresh ones."""
         self.impl.close()
         self.model.close()
         if use_after_close:
             self.same_outcome("list after close", lambda: self.impl.list(), lambda: self.model.list_headers())
         self.impl, self.model = self.storage.open_impl(), self.storage.open_model()
-        self.logs = {sid: log for sid, log in self.logs.items() if self.impl_knows(sid)}
 
     def impl_knows(self, session_id: str) -> bool:
         return any(header.id == session_id for header in self.impl.list())
@@ -946,9 +948,7 @@ class BackendMachine(RuleBasedStateMachine):
             return
         self.checked_texts.update(written)  # not JSON.stringify's spelling: on purpose
         note("respelled, foreign records added")
-        self.impl.close()
-        self.model.close()
-        self.impl, self.model = self.storage.open_impl(), self.storage.open_model()
+        self.close_and_open()
         self.logs = {sid: None if sid == session_id else log for sid, log in self.logs.items()}
         self.load_both(session_id, close_turn=data.draw(st.booleans()))
 
