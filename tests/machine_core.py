@@ -60,6 +60,7 @@ from dsh_spec.persistence import js_parse
 from tests import strategies as S
 from tests.machine_logs import DEPTH_LIMIT, EDGE_PAYLOADS, TurnWriter, nested
 from tests.machine_support import Disagreement, plain, require, same_json, unguarded, unguarded_method
+from tests.seed_probes import run_seed_probes
 from tests.support import is_fresh_copy
 
 
@@ -242,6 +243,7 @@ class CoreMachine(RuleBasedStateMachine):
         """Derive in every invariant check or only when a rule says so; maybe start from a seed."""
         self.derive_every_step = derive_every_step
         note(f"derive every step: {derive_every_step}")
+        run_seed_probes(self.clock)  # fixed, cheap, and otherwise rarely met (tests/seed_probes.py)
         records = data.draw(initial_logs())
         if records:
             expected = dsh_spec.check_seed(records)
