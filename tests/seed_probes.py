@@ -2,8 +2,8 @@
 
 Seeding is where a session meets records and events made by someone else, and most
 of what can go wrong there needs an input that a random search meets rarely: a
-``LoggedEvent`` built by hand with a field equal to, but not the same as, what
-admission makes (``True`` for seq 1, a float endpoint, a key order, a surface
+``LoggedEvent`` built by hand with a field that is not what admission makes of it
+(``True`` for seq 1, a list for a type, a float endpoint, a key order, a surface
 operation given as a mapping), a payload only JavaScript's reading takes, or a log
 longer than the small-int cache (so that seq objects differ where the values agree).
 The probes are deterministic and cheap (a few milliseconds), so every example of
@@ -156,6 +156,7 @@ def _seeded_alike(records: list[Any], clock: Clock, label: str, seed: list[Any] 
 def _rebuilt(event: LoggedEvent, **fields: Any) -> LoggedEvent:
     """``event`` built again by hand, with ``fields`` in place of its own."""
     given = {
+        "type": event.type,
         "seq": event.seq,
         "time": event.time,
         "refs": event.source_event_seqs,
@@ -164,7 +165,7 @@ def _rebuilt(event: LoggedEvent, **fields: Any) -> LoggedEvent:
         **fields,
     }
     return LoggedEvent(
-        event.type, given["seq"], given["time"], event.text, given["refs"], given["op"], given["key_order"]
+        given["type"], given["seq"], given["time"], event.text, given["refs"], given["op"], given["key_order"]
     )
 
 
@@ -176,6 +177,7 @@ def _hand_built(events: list[Any], records: list[dict[str, Any]], clock: Clock) 
     variants: list[tuple[int, str, dict[str, Any], dict[str, Any]]] = [
         # (index, what, the event's fields, the record's fields)
         (1, "seq True", {"seq": True}, {"seq": True}),
+        (1, "a list for its type", {"type": ["probe/note"]}, {"type": ["probe/note"]}),
         (1, "a key order of its own", {"key_order": ("data", "time", "seq", "type")}, {}),
         (2, "a key order of its own", {"key_order": ("surfaceOp", "data", "time", "seq", "type")}, {}),
         (4, "a float replace start", {"op": tuple.__new__(Replace, (float(replace.start), replace.end))}, {}),
