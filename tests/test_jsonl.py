@@ -32,6 +32,7 @@ from dsh_session import (
 from dsh_session.persistence import cwd_bucket, encode_segment, jsonl
 from dsh_session.persistence._codec import HOLE, event_line, header_line
 from dsh_session.persistence.jsonl_scan import scan_log
+from dsh_spec.persistence import stored_header
 from tests.backends import file_mode
 from tests.logs import LogBuilder, header, one_turn_log
 
@@ -233,6 +234,22 @@ def test_another_format_version_is_refused_and_not_touched(tmp_path: Path, versi
 def test_a_version_written_as_zero_point_zero_is_version_zero(tmp_path: Path) -> None:
     write_log(tmp_path, "s", b'{"type":"session","version":0.0,"id":"s","createdAt":1.0}\n')
     assert JsonlBackend(tmp_path).load("s").header == SessionHeader("s", 1)
+
+
+@pytest.mark.parametrize("spelled", [b"0.0", b"2e0", b"-0", b"3.0e0"])
+def test_numbers_in_a_header_are_read_as_javascript_reads_them(tmp_path: Path, spelled: bytes) -> None:
+    """Another writer's spelling of the header's integers (``0.0``, ``2e0``) gives the same
+    header as theirs does, type for type, in the spec's reading and ours."""
+    line = b'{"type":"session","version":0.0,"id":"s","createdAt":1.0,"seedLength":' + spelled + b"}"
+    write_log(tmp_path, "s", line + b"\n")
+    loaded = JsonlBackend(tmp_path).load("s").header.to_json()
+    expected = stored_header(json.loads(line))
+    want = int(float(spelled))
+    assert type(expected["seedLength"]) is int and expected["seedLength"] == want
+    assert type(expected["createdAt"]) is int
+    assert [(key, type(loaded[key]), loaded[key]) for key in expected] == [
+        (key, type(value), value) for key, value in expected.items()
+    ]
 
 
 # -- reading: damage and torn tails ---------------------------------------------------------

@@ -162,9 +162,11 @@ def check_new_header(header: dict[str, Any]) -> dict[str, Any]:
     if problem is not None:
         raise refuse(Code.INVALID_HEADER, problem)
     out: dict[str, Any] = {"version": 0, "id": header["id"], "createdAt": _exact_int(header["createdAt"])}
-    for key in ("cwd", "parentSession", "seedLength"):
+    for key in ("cwd", "parentSession"):
         if header.get(key) is not None:
             out[key] = header[key]
+    if header.get("seedLength") is not None:  # a number, as JavaScript reads it: 0.0 is 0
+        out["seedLength"] = _exact_int(header["seedLength"])
     return out
 
 
