@@ -60,7 +60,7 @@ from dsh_spec.persistence import js_parse
 from tests import strategies as S
 from tests.machine_logs import DEPTH_LIMIT, EDGE_PAYLOADS, TurnWriter, nested
 from tests.machine_support import Disagreement, plain, require, same_json, unguarded, unguarded_method
-from tests.seed_probes import run_seed_probes
+from tests.seed_probes import run_seed_probes, seeded_alike
 from tests.support import is_fresh_copy
 
 
@@ -1204,18 +1204,7 @@ class CoreMachine(RuleBasedStateMachine):
 
     def seed_alike(self, seed: list[Event], records: list[Any], label: str) -> None:
         """Seed a session with ``seed`` and the spec with ``records``: the same outcome."""
-        expected = dsh_spec.check_seed(records)
-        outcome = self.seeded(seed, label)
-        if isinstance(outcome, InvalidEventError):
-            got = (outcome.code, outcome.seq)
-            same = isinstance(expected, Rejection) and got == (expected.code, expected.seq)
-            require(same, lambda: f"seed with {label} refused ({got}); the spec: {expected}")
-            return
-        accepted = not isinstance(expected, Rejection)
-        require(accepted, lambda: f"seed with {label} accepted; the spec: {expected}")
-        assert not isinstance(expected, Rejection)
-        seeded = [e.to_json() for e in outcome.events]
-        same_json(seeded, [dsh_spec.event_json(e) for e in expected], f"the log seeded with {label}")
+        seeded_alike(records, self.clock, label, seed)
 
     def try_seed(self, records: list[Any], label: str) -> None:
         expected = dsh_spec.check_seed(records)

@@ -37,7 +37,7 @@ def run_seed_probes(clock: Clock) -> None:
     """Every probe of this module; a difference raises :class:`Disagreement`."""
     _own_events_kept(clock)
     records = _short_records()
-    events = _seeded_alike(records, clock, "the probes' own records")
+    events = seeded_alike(records, clock, "the probes' own records")
     _hand_built(events, records, clock)
     _broken_records(records, clock)
 
@@ -128,15 +128,17 @@ def _short_records() -> list[dict[str, Any]]:
 
 
 def _seeded(seed: list[Any], clock: Clock, label: str) -> Session | InvalidEventError:
+    """A session seeded with ``seed`` (read as an iterator), or the typed refusal; any other
+    exception disagrees."""
     try:
-        return Session("probe", seed, clock=clock)
+        return Session("probe", iter(seed), clock=clock)
     except InvalidEventError as error:
         return error
     except Exception as error:
         raise Disagreement(f"seeding with {label} raised {type(error).__name__}: {error}") from error
 
 
-def _seeded_alike(records: list[Any], clock: Clock, label: str, seed: list[Any] | None = None) -> list[Any]:
+def seeded_alike(records: list[Any], clock: Clock, label: str, seed: list[Any] | None = None) -> list[Any]:
     """Seed a session with ``seed`` (default: ``records``) and the spec with ``records``:
     the same refusal, or the same log type-strictly. The seeded events (empty if refused)."""
     expected = dsh_spec.check_seed(records)
@@ -190,10 +192,10 @@ def _hand_built(events: list[Any], records: list[dict[str, Any]], clock: Clock) 
         label = f"a hand-built event {index} with {what}"
         seed = [*events[:index], _rebuilt(events[index], **fields), *events[index + 1 :]]
         changed = [*records[:index], {**records[index], **record_fields}, *records[index + 1 :]]
-        _seeded_alike(changed, clock, label, seed)
+        seeded_alike(changed, clock, label, seed)
     # Equal field for field, though not the same "append": the very event given is kept.
     built = _rebuilt(events[2], op="".join(["app", "end"]))
-    seeded = _seeded_alike(records, clock, "'append' built at run time", [*events[:2], built, *events[3:]])
+    seeded = seeded_alike(records, clock, "'append' built at run time", [*events[:2], built, *events[3:]])
     require(seeded[2] is built, "a hand-built event equal field for field to admission's is kept as given")
 
 
