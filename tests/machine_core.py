@@ -60,7 +60,7 @@ from dsh_spec.persistence import js_parse
 from tests import strategies as S
 from tests.machine_logs import DEPTH_LIMIT, EDGE_PAYLOADS, TurnWriter, nested
 from tests.machine_support import Disagreement, plain, require, same_json, unguarded, unguarded_method
-from tests.seed_probes import run_seed_probes, seeded_alike
+from tests.seed_probes import run_seed_probes, seeded, seeded_alike
 from tests.support import is_fresh_copy
 
 
@@ -1195,12 +1195,7 @@ class CoreMachine(RuleBasedStateMachine):
 
     def seeded(self, seed: list[Any], label: str) -> Session | InvalidEventError:
         """A session seeded with ``seed``, or the typed refusal; any other exception disagrees."""
-        try:
-            return Session(f"seeded-{self.sessions_made}", iter(seed), clock=self.clock)
-        except InvalidEventError as error:
-            return error
-        except Exception as error:
-            raise Disagreement(f"seeding with {label} raised {type(error).__name__}: {error}") from error
+        return seeded(seed, self.clock, label, f"seeded-{self.sessions_made}")
 
     def seed_alike(self, seed: list[Event], records: list[Any], label: str) -> None:
         """Seed a session with ``seed`` and the spec with ``records``: the same outcome."""

@@ -127,11 +127,13 @@ def _short_records() -> list[dict[str, Any]]:
     return records
 
 
-def _seeded(seed: list[Any], clock: Clock, label: str) -> Session | InvalidEventError:
+def seeded(
+    seed: list[Any], clock: Clock, label: str, session_id: str = "probe"
+) -> Session | InvalidEventError:
     """A session seeded with ``seed`` (read as an iterator), or the typed refusal; any other
     exception disagrees."""
     try:
-        return Session("probe", iter(seed), clock=clock)
+        return Session(session_id, iter(seed), clock=clock)
     except InvalidEventError as error:
         return error
     except Exception as error:
@@ -142,7 +144,7 @@ def seeded_alike(records: list[Any], clock: Clock, label: str, seed: list[Any] |
     """Seed a session with ``seed`` (default: ``records``) and the spec with ``records``:
     the same refusal, or the same log type-strictly. The seeded events (empty if refused)."""
     expected = dsh_spec.check_seed(records)
-    outcome = _seeded(records if seed is None else seed, clock, label)
+    outcome = seeded(records if seed is None else seed, clock, label)
     if isinstance(outcome, InvalidEventError):
         got = (outcome.code, outcome.seq)
         same = isinstance(expected, Rejection) and got == (expected.code, expected.seq)
@@ -205,7 +207,7 @@ def _hand_built(events: list[Any], records: list[dict[str, Any]], clock: Clock) 
 def _refused(records: list[Any], clock: Clock, label: str) -> InvalidEventError:
     """The session's refusal of a seed the spec refuses alike (code and seq)."""
     expected = dsh_spec.check_seed(records)
-    outcome = _seeded(records, clock, label)
+    outcome = seeded(records, clock, label)
     require(isinstance(expected, Rejection), lambda: f"the spec takes the seed with {label}")
     assert isinstance(expected, Rejection)
     require(
