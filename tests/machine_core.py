@@ -58,8 +58,10 @@ from dsh_spec import ABSENT, Draft, Rejection
 from dsh_spec.ecma_text import number_to_string
 from dsh_spec.persistence import js_parse
 from tests import strategies as S
+from tests.load_probes import run_load_probes
 from tests.machine_logs import DEPTH_LIMIT, EDGE_PAYLOADS, TurnWriter, nested
 from tests.machine_support import Disagreement, plain, require, same_json, unguarded, unguarded_method
+from tests.machine_support import fresh_int as _fresh
 from tests.seed_probes import run_seed_probes, seeded, seeded_alike
 from tests.support import is_fresh_copy
 
@@ -244,6 +246,7 @@ class CoreMachine(RuleBasedStateMachine):
         self.derive_every_step = derive_every_step
         note(f"derive every step: {derive_every_step}")
         run_seed_probes(self.clock)  # fixed, cheap, and otherwise rarely met (tests/seed_probes.py)
+        run_load_probes()  # the surface a load folds, once a process (tests/load_probes.py)
         records = data.draw(initial_logs())
         if records:
             expected = dsh_spec.check_seed(records)
@@ -1387,11 +1390,6 @@ class _Int(int):
 
 #: A valid ``user/message`` payload.
 _USER: dict[str, Any] = {"content": [{"type": "text", "text": "hi"}]}
-
-
-def _fresh(number: int) -> int:
-    """An ``int`` equal to ``number`` that is not the same object (past the small-int cache)."""
-    return int(str(number))
 
 
 def _by_hand(event: Event) -> Event:

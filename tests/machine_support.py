@@ -29,6 +29,11 @@ def require(condition: bool, message: str | Callable[[], str]) -> None:
         raise Disagreement(message() if callable(message) else message)
 
 
+def fresh_int(number: int) -> int:
+    """An ``int`` equal to ``number`` that is not the same object (past the small-int cache)."""
+    return int(str(number))
+
+
 def same_json(left: Any, right: Any, what: str) -> None:
     found = json_diff(left, right)
     require(found is None, lambda: f"{what}: {found}")

@@ -45,7 +45,7 @@ def run_seed_probes(clock: Clock) -> None:
 # -- a long log of the session's own events ----------------------------------------------
 
 
-def _turn(t: int) -> list[tuple[str, dict[str, Any], str | None, bool]]:
+def probe_turn(t: int) -> list[tuple[str, dict[str, Any], str | None, bool]]:
     """One turn that keeps the log invariants: ``(type, data, surfaceOp, names the previous)``."""
     call = f"call-{t}"
     text = [{"type": "text", "text": f"text {t}"}]
@@ -80,7 +80,7 @@ def _own_events_kept(clock: Clock) -> None:
     without the invariants: the new session holds the very objects it was given."""
     session = Session("probe-long", clock=clock, invariants=True)
     for t in range(1, 40):
-        for kind, data, op, names_previous in _turn(t):
+        for kind, data, op, names_previous in probe_turn(t):
             session.append(
                 kind,
                 data,
