@@ -33,9 +33,10 @@ from tests.machine_support import Disagreement, require
 from tests.machine_support import fresh_int as _fresh
 from tests.seed_probes import probe_turn
 
-#: The runs a probe load offers the bulk path, in turn: short ones (a run of log-only
-#: records folds nothing), long ones, and lengths that cut turns anywhere.
-_RUN_SIZES = (1, 2, 3, 5, 8, 13, 21, 34, 55, 7, 4)
+#: The runs a probe load offers the bulk path, in turn: a whole first turn (three surface
+#: records onto the empty surface), short ones (a run of log-only records folds nothing),
+#: long ones, and lengths that cut turns anywhere.
+_RUN_SIZES = (8, 1, 2, 3, 5, 13, 21, 34, 55, 7, 4)
 #: Turns after which the probe log compacts, and which part of the surface it replaces
 #: (as fractions of its length: from the head, in the middle, up to the tail).
 _COMPACTIONS = {6: (0.0, 0.5), 13: (0.25, 0.75), 20: (0.5, 1.0), 27: (0.0, 1.0), 34: (0.3, 0.4)}
