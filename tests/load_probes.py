@@ -5,13 +5,14 @@ whole run of plain records at once (``SurfaceManager._append_run``, through
 ``persistence._bulk.rows_run``); the backend then judges every later batch against
 that surface. No rule of the core machine loads a log, so these probes hold the
 folded surface to the spec's. They are deterministic, so they run once a process
-(about 50 ms), in the first example of the machine's first test:
+(about 20 ms), in the first example of the machine's first test:
 
 - a log of several hundred events, appends and replaces, is admitted as a load
-  admits it, in runs of varying length (a run with a replace in it is declined by
+  admits it, twice, in runs of varying length (one load begins with a whole turn,
+  the other with a single surface record; a run with a replace in it is declined by
   the bulk path and admitted record by record, as the careful load does); after
   every run the surface is the spec's: its nodes, seqs, length, generation, the
-  node and position of its ends, and ``shadowed`` over the pairs around the run,
+  position of both ends, and ``shadowed`` over the pairs around the run,
   both ways round (the ranks a run gives its nodes order them after the old tail);
 - a surface built over a list the caller keeps (not owned) folds what is appended
   to the list after its first read.
@@ -33,10 +34,11 @@ from tests.machine_support import Disagreement, require
 from tests.machine_support import fresh_int as _fresh
 from tests.seed_probes import probe_turn
 
-#: The runs a probe load offers the bulk path, in turn: a whole first turn (three surface
-#: records onto the empty surface), short ones (a run of log-only records folds nothing),
-#: long ones, and lengths that cut turns anywhere.
-_RUN_SIZES = (8, 1, 2, 3, 5, 13, 21, 34, 55, 7, 4)
+#: The runs each probe load offers the bulk path, in turn. One begins with a whole turn
+#: (three surface records onto the empty surface), the other with one surface record
+#: (a tail of rank 0 for the next run); then short runs (a run of log-only records folds
+#: nothing), long ones, and lengths that cut turns anywhere.
+_RUN_SIZES = ((8, 1, 2, 3, 5, 13, 21, 34, 55, 7, 4), (2, 1, 3, 5, 8, 13, 21, 34, 55, 7, 4))
 #: Turns after which the probe log compacts, and which part of the surface it replaces
 #: (as fractions of its length: from the head, in the middle, up to the tail).
 _COMPACTIONS = {6: (0.0, 0.5), 13: (0.25, 0.75), 20: (0.5, 1.0), 27: (0.0, 1.0), 34: (0.3, 0.4)}
@@ -52,7 +54,8 @@ def run_load_probes() -> None:
     so it runs once a process (a disagreement is not cached: it is raised every time)."""
     log = _probe_log()
     spec_log = _spec_log(log)
-    _loaded_in_runs(log, spec_log)
+    for sizes in _RUN_SIZES:
+        _loaded_in_runs(log, spec_log, sizes)
     _standalone_follows_its_list(log, spec_log)
 
 
@@ -85,17 +88,17 @@ def _spec_log(log: list[Any]) -> tuple[Any, ...]:
     return tuple(spec_log)
 
 
-def _loaded_in_runs(log: list[Any], spec_log: tuple[Any, ...]) -> None:
+def _loaded_in_runs(log: list[Any], spec_log: tuple[Any, ...], sizes: tuple[int, ...]) -> None:
     rows = [event_row(event) for event in log]
     admitter = LogAdmitter()
     surface = admitter._surface
     spec = dsh_spec.Surface()
     at = 0
-    for size in itertools.cycle(_RUN_SIZES):
+    for size in itertools.cycle(sizes):
         run = rows[at : at + size]
         before = spec.order
         surface.nodes  # noqa: B018 (a snapshot taken: folding the run must drop it)
-        label = f"the probe load's run of seqs {at}..{at + len(run) - 1}"
+        label = f"the probe load in runs of {sizes[:2]}...: the run of seqs {at}..{at + len(run) - 1}"
         try:
             taken = rows_run(admitter, run)
         except Exception as error:
