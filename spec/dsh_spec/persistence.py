@@ -102,8 +102,14 @@ SQLITE_DDL: Final = (
 
 
 def _number(text: str) -> int | float:
+    # JavaScript reads every number as a double: an int token past 2**53 comes back rounded, one
+    # past a double's range as +-Infinity; only the exact range keeps Python's int. The double is
+    # read from the text first, so a token of thousands of digits costs no int conversion.
+    double = float(text)
+    if abs(double) > _EXACT:
+        return double
     value = int(text)
-    return value if abs(value) <= _EXACT else float(value)
+    return value if abs(value) <= _EXACT else double
 
 
 def _refuse_constant(token: str) -> Any:

@@ -18,9 +18,8 @@ from typing import Any, no_type_check
 
 from dsh_session._frozen import FrozenDict, FrozenList
 from dsh_session._stack import stack_safe
-from dsh_session.json_value import freeze, is_array_index, js_number, js_string
+from dsh_session.json_value import freeze, is_array_index, js_int, js_number, js_string
 
-_EXACT = 2**53
 _FAST = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
@@ -91,15 +90,10 @@ def _refuse_constant(token: str) -> Any:
     raise JsonTextError(f"{token} is not valid JSON")
 
 
-def _parse_int(token: str) -> int | float:
-    number = int(token)
-    return number if -_EXACT <= number <= _EXACT else float(token)
-
-
 def loads(text: str | bytes) -> Any:
     """``JSON.parse(text)``, frozen into canonical form. Raises :class:`JsonTextError`."""
     try:
-        value = json.loads(text, parse_int=_parse_int, parse_constant=_refuse_constant)
+        value = json.loads(text, parse_int=js_int, parse_constant=_refuse_constant)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise JsonTextError(str(error)) from None
     try:

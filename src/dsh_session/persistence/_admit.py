@@ -17,8 +17,10 @@ from typing import Any
 import msgspec
 
 from dsh_session import _admission
+from dsh_session.errors import InvalidEventError
 from dsh_session.event import APPEND, EVENT_KEY_ORDER, Event, LoggedEvent
 from dsh_session.json_value import CANONICAL, MAX_DEPTH, STORED, STORED_RECORD, lean_text
+from dsh_session.persistence._codec import js_envelope
 from dsh_session.persistence._fast_freeze import Unusual, freeze_parsed
 from dsh_session.persistence._shapes import payloads_fit, where
 from dsh_session.surface import SurfaceManager
@@ -71,7 +73,22 @@ class LogAdmitter:
 
 
     def admit_parsed(self, record: dict[str, Any], stored: bytes | None = None, whole: bool = False) -> Event:
-        """:meth:`admit` for a record fresh from the stored-text parser (a load's hot path).
+        """:meth:`admit` for a record fresh from the stored-text parser (a load's hot path);
+        see :meth:`_admit_parsed`. A record refused while its envelope holds an int beyond
+        +-2**53 (which orjson reads exactly) is judged again as JavaScript reads it
+        (``_codec.js_envelope``): the reference rounds such a number to a double."""
+        try:
+            return self._admit_parsed(record, stored, whole)
+        except InvalidEventError:
+            wide = js_envelope(record)
+            if wide is None:
+                raise
+        return self._admit_parsed(wide)
+
+    def _admit_parsed(
+        self, record: dict[str, Any], stored: bytes | None = None, whole: bool = False
+    ) -> Event:
+        """The body of :meth:`admit_parsed`.
 
         A record with the keys ``append`` writes, in its order, whose payload the
         lean pass takes goes to the rules directly (a log-only one is built at

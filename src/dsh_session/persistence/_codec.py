@@ -29,6 +29,7 @@ from dsh_session._stack import on_fresh_stack
 from dsh_session.errors import Code
 from dsh_session.event import SESSION_FORMAT_VERSION, Event, Replace, SessionHeader, payload_text
 from dsh_session.js_json import js_string
+from dsh_session.json_value import js_int
 from dsh_session.persistence.errors import CorruptStoreError, IncompatibleStoreError, InvalidHeaderError
 
 #: A stored record that does not parse.
@@ -45,18 +46,21 @@ def _refuse(token: str) -> Any:
     raise ValueError(f"{token} is not JSON")
 
 
-_DECODER = json.JSONDecoder(parse_constant=_refuse)
+_DECODER = json.JSONDecoder(parse_constant=_refuse, parse_int=js_int)
 
 
 def parse(text: str | bytes, limit: int = RECORD_DEPTH) -> Any:
     """``JSON.parse(text)`` as raw Python values; :data:`HOLE` when it does not parse,
     :data:`TOO_DEEP` when it nests deeper than ``limit`` containers.
 
-    Integers up to 64 bits come back exact, even beyond 2**53 where JavaScript
-    rounds them to a double: freezing rounds them the same way
-    (``_fast_freeze``), and every envelope field refuses such a number whether
-    it is rounded or not. Bytes are UTF-8; invalid sequences read as U+FFFD (as
-    Node reads a file).
+    Integers up to 64 bits come back exact (orjson), even beyond 2**53 where
+    JavaScript rounds them to a double; longer ones come back as JavaScript
+    reads them (a rounded double, or +-inf past a double's range). Whoever
+    reads a parsed value reads it as JavaScript would: freezing rounds a wide
+    int (``_fast_freeze``), a header rounds its numbers (:func:`header_from_json`)
+    and admission rounds an envelope's before it judges one it refused
+    (``_admit``). Bytes are UTF-8; invalid sequences read as U+FFFD (as Node
+    reads a file).
     """
     try:
         return orjson.loads(text)
@@ -179,8 +183,45 @@ def exact_int(value: object) -> int | None:
     return None
 
 
+def js_wide(value: object) -> object:
+    """``value`` as JavaScript holds it: an int beyond +-2**53 becomes the double it rounds to."""
+    if type(value) is not int or -_EXACT <= value <= _EXACT:
+        return value
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
+def js_envelope(record: dict[str, Any]) -> dict[str, Any] | None:
+    """A stored event record with its envelope's numbers as JavaScript reads them, or ``None``
+    when none is an int beyond +-2**53 (the record reads the same either way).
+
+    Such an int is refused by every envelope rule as it stands, but the reference
+    reads the double it rounds to, which a rule may judge otherwise (``time``
+    stored as ``9007199254740993`` is the valid 2**53): a refused record is
+    judged again as JavaScript would read it. ``data`` is left to freezing.
+    """
+    wide: dict[str, Any] = {}
+    for key in ("seq", "time"):
+        item = record.get(key)
+        if js_wide(item) is not item:
+            wide[key] = js_wide(item)
+    op = record.get("surfaceOp")
+    if type(op) is dict and any(js_wide(item) is not item for item in op.values()):
+        wide["surfaceOp"] = {key: js_wide(item) for key, item in op.items()}
+    refs = record.get("sourceEventSeqs")
+    if type(refs) is list and any(js_wide(item) is not item for item in refs):
+        wide["sourceEventSeqs"] = [js_wide(item) for item in refs]
+    return {key: wide.get(key, item) for key, item in record.items()} if wide else None
+
+
 def header_from_json(value: Any, *, path: str, line: int | None = None) -> SessionHeader:
-    """The header a stored header record spells; refuses a malformed or unsupported one."""
+    """The header a stored header record spells; refuses a malformed or unsupported one.
+
+    Its numbers are read as JavaScript reads them: ``createdAt`` stored as
+    ``9007199254740993`` is the double 2**53, which the reference accepts.
+    """
     where = f"{path}:{line}" if line is not None else path
     if value is HOLE or value is TOO_DEEP:
         raise CorruptStoreError(
@@ -197,6 +238,8 @@ def header_from_json(value: Any, *, path: str, line: int | None = None) -> Sessi
             path=path,
             line=line,
         )
+    if any(type(value.get(key)) is int for key in ("version", "createdAt", "seedLength")):
+        value = {key: js_wide(item) for key, item in value.items()}
     version = value.get("version")
     if type(version) not in (int, float):
         raise CorruptStoreError(
@@ -259,6 +302,8 @@ __all__ = [
     "exact_int",
     "header_from_json",
     "header_line",
+    "js_envelope",
+    "js_wide",
     "parse",
     "parse_bytes",
     "provenance_text",

@@ -30,7 +30,7 @@ from typing import Any
 from dsh_session.errors import Code
 from dsh_session.event import Event, SessionHeader
 from dsh_session.persistence._base import Where, admit_stored, close_open_turn
-from dsh_session.persistence._codec import HOLE, header_from_json, parse_bytes
+from dsh_session.persistence._codec import HOLE, header_from_json, js_envelope, parse_bytes
 from dsh_session.persistence._fast_freeze import Unusual, freeze_parsed
 from dsh_session.persistence._files import io_error, locked, read_all
 from dsh_session.persistence._rows import header_row
@@ -84,11 +84,13 @@ class StoredLog:
 
 
 def js_records(records: Iterable[Any]) -> list[Any]:
-    """Copies of stored records whose ``data`` reads as JavaScript's ``JSON.parse`` reads it
-    (integers beyond 2**53 become the double JavaScript makes of them), as a load admits them --
-    for rules that look at records rather than loaded events (``check_log``)."""
+    """Copies of stored records that read as JavaScript's ``JSON.parse`` reads them (integers
+    beyond 2**53, in ``data`` or the envelope, become the double JavaScript makes of them), as a
+    load admits them -- for rules that look at records rather than loaded events (``check_log``)."""
     out = []
     for record in records:
+        if type(record) is dict:
+            record = js_envelope(record) or record
         if type(record) is dict and "data" in record:
             with contextlib.suppress(Unusual):  # else left to the rules, which name the problem
                 record = {**record, "data": freeze_parsed(record["data"])}
