@@ -23,8 +23,8 @@ from tests.machine_repair import RepairMachine
 from tests.machine_support import Disagreement
 from tests.mutants import MUTANTS, Mutant
 
-#: A stateful machine, or a check that one finds planted bugs: ``pytest -m machine`` runs them all.
-pytestmark = pytest.mark.machine
+#: The planted bugs and the controls: ``pytest -m mutants`` runs them (``-m machine`` the machines).
+pytestmark = pytest.mark.mutants
 
 
 def _search(examples: int, steps: int) -> settings:

@@ -22,7 +22,7 @@ import pytest
 
 import dsh_spec
 from dsh_session import DshSessionError, JsonlBackend, Session, SessionHeader, SqliteBackend
-from dsh_session.json_value import js_int
+from dsh_session.js_json import js_int
 from dsh_session.persistence import encode_segment
 from dsh_session.persistence._codec import parse
 from dsh_spec.persistence import js_parse

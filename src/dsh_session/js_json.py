@@ -18,8 +18,9 @@ from typing import Any, no_type_check
 
 from dsh_session._frozen import FrozenDict, FrozenList
 from dsh_session._stack import stack_safe
-from dsh_session.json_value import freeze, is_array_index, js_int, js_number, js_string
+from dsh_session.json_value import freeze, is_array_index, js_number, js_string
 
+_EXACT = 2**53
 _FAST = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
@@ -90,6 +91,20 @@ def _refuse_constant(token: str) -> Any:
     raise JsonTextError(f"{token} is not valid JSON")
 
 
+def js_int(token: str) -> int | float:
+    """An int token of JSON text as JavaScript reads it: exact within +-2**53, else a double.
+
+    The double is read from the text first, so a token past a double's range becomes
+    +-inf (which freezing then refuses) and one of thousands of digits never meets
+    Python's limit on int conversion.
+    """
+    double = float(token)
+    if not -_EXACT <= double <= _EXACT:
+        return double
+    number = int(token)
+    return number if -_EXACT <= number <= _EXACT else double
+
+
 def loads(text: str | bytes) -> Any:
     """``JSON.parse(text)``, frozen into canonical form. Raises :class:`JsonTextError`."""
     try:
@@ -102,4 +117,4 @@ def loads(text: str | bytes) -> Any:
         raise JsonTextError(str(error)) from None
 
 
-__all__ = ["JsonTextError", "dumps", "js_number", "js_string", "loads"]
+__all__ = ["JsonTextError", "dumps", "js_int", "js_number", "js_string", "loads"]

@@ -497,7 +497,7 @@ def _parse_js(text: bytes) -> Any:
 
 
 def _json_loads(text: bytes) -> Any:
-    return json.loads(text, parse_int=js_int)
+    return json.loads(text, parse_int=_js_int)
 
 
 def _on_fixed_stack(work: Any, argument: Any) -> Any:
@@ -518,15 +518,6 @@ def _on_fixed_stack(work: Any, argument: Any) -> Any:
     return box[0]
 
 
-def js_int(token: str) -> int | float:
-    """An int token of JSON text as JavaScript reads it: exact within +-2**53, else a double.
-
-    The double is read from the text first, so a token past a double's range becomes
-    +-inf (which freezing then refuses) and one of thousands of digits never meets
-    Python's limit on int conversion.
-    """
-    double = float(token)
-    if not -_EXACT <= double <= _EXACT:
-        return double
+def _js_int(token: str) -> int | float:
     number = int(token)
-    return number if -_EXACT <= number <= _EXACT else double
+    return number if -_EXACT <= number <= _EXACT else float(token)

@@ -28,8 +28,7 @@ from dsh_session._nesting import RECORD_DEPTH, text_depth
 from dsh_session._stack import on_fresh_stack
 from dsh_session.errors import Code
 from dsh_session.event import SESSION_FORMAT_VERSION, Event, Replace, SessionHeader, payload_text
-from dsh_session.js_json import js_string
-from dsh_session.json_value import js_int
+from dsh_session.js_json import js_int, js_string
 from dsh_session.persistence.errors import CorruptStoreError, IncompatibleStoreError, InvalidHeaderError
 
 #: A stored record that does not parse.
