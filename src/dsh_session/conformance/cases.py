@@ -66,7 +66,7 @@ AREAS: Final = (
 FORMAT_MAJOR: Final = 2
 
 #: The version of the suite this code generates (``conformance/VERSION``).
-SUITE_VERSION: Final = "2.1.0"
+SUITE_VERSION: Final = "2.2.0"
 
 #: The dialects a case may name.
 DIALECTS: Final = (DIALECT, EVERY_DIALECT)

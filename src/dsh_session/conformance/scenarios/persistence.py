@@ -711,6 +711,47 @@ def jsonl_files() -> list[Scenario]:
             open_and_load(root, backend="again", fails=Code.NON_JSON_DATA),
         ),
         scenario(
+            "persistence.jsonl-integer-past-python-limits-refused",
+            "An integer of 5000 digits is Infinity to JSON.parse: refused by the JSON rule, not a torn line",
+            (LOAD, "dsh_spec.json_value.canonical_json", "docs/deviations.md P3"),
+            "strict",
+            by_hand(root, closed, '{"type":"todo/write","seq":6,"time":1,"data":{"x":' + "7" * 5000 + "}}\n"),
+            open_and_load(root, backend="again", fails=Code.NON_JSON_DATA),
+        ),
+        scenario(
+            "persistence.jsonl-wide-integer-time-read-as-a-double",
+            "A stored time of 2**53 + 1 is the double 2**53, as JSON.parse reads it: the event loads",
+            (LOAD, "dsh_spec.persistence.js_parse"),
+            "strict",
+            by_hand(root, closed, '{"type":"todo/write","seq":6,"time":9007199254740993,"data":{}}\n'),
+            open_and_load(root, backend="again"),
+        ),
+        scenario(
+            "persistence.jsonl-wide-integer-provenance-read-as-a-double",
+            "A stored sourceEventSeqs entry of 2**53 + 1 is the double 2**53: an integer, not an earlier seq",
+            (LOAD, SEED, "dsh_spec.persistence.js_parse"),
+            "strict",
+            by_hand(
+                root,
+                closed,
+                '{"type":"user/message","seq":6,"time":1,"data":{"content":[],"source":{"kind":"user"}},'
+                '"sourceEventSeqs":[9007199254740993],"surfaceOp":"append"}\n',
+            ),
+            open_and_load(root, backend="again", fails=Code.PROVENANCE_NOT_EARLIER),
+        ),
+        scenario(
+            "persistence.jsonl-wide-integer-header-read-as-a-double",
+            "A header's createdAt of 2**53 + 1 is the double 2**53, an integer in range: the header loads",
+            (LOAD, "dsh_spec.persistence.js_parse"),
+            "strict",
+            put(
+                root,
+                file,
+                '{"type":"session","version":0,"id":"s","createdAt":9007199254740993,"cwd":"/w"}\n',
+            ),
+            open_and_load(root),
+        ),
+        scenario(
             "persistence.jsonl-header-unknown-key",
             "A header with an unknown key is damage",
             (LOAD, "docs/deviations.md P2"),
