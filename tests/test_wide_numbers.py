@@ -14,19 +14,18 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import dsh_spec
-from dsh_session import DshSessionError, JsonlBackend, Session, SessionHeader, SqliteBackend
+from dsh_session import JsonlBackend, Session, SessionHeader, SqliteBackend
 from dsh_session.js_json import js_int
 from dsh_session.persistence import encode_segment
 from dsh_session.persistence._codec import parse
 from dsh_spec.persistence import js_parse
-from tests.spec_models import ModelBackend, Refused
+from tests.machine_backends import outcome_code
+from tests.spec_models import ModelBackend
 from tests.support import json_diff
 
 WIDE = 2**53 + 1
@@ -86,15 +85,6 @@ def _cases() -> list[tuple[str, list[str]]]:
 CASES = _cases()
 
 
-def outcome(call: Callable[[], Any]) -> tuple[str | None, Any]:
-    try:
-        return None, call()
-    except Refused as error:
-        return error.code.value, None
-    except DshSessionError as error:
-        return str(error.code), None
-
-
 def tree(root: Path) -> dict[str, bytes]:
     return {str(path.relative_to(root)): path.read_bytes() for path in root.rglob("*") if path.is_file()}
 
@@ -104,8 +94,8 @@ def same_loads(impl_root: Path, model_root: Path, kind: str) -> str | None:
     impl_backend = JsonlBackend(impl_root) if kind == "jsonl" else SqliteBackend(impl_root / "s.db")
     model_backend = ModelBackend.open(kind, str(model_root if kind == "jsonl" else model_root / "s.db"), 5)
     try:
-        impl_code, loaded = outcome(lambda: impl_backend.load("s"))
-        model_code, model = outcome(lambda: model_backend.load("s"))
+        impl_code, loaded = outcome_code(lambda: impl_backend.load("s"))
+        model_code, model = outcome_code(lambda: model_backend.load("s"))
     finally:
         impl_backend.close()
         model_backend.close()
@@ -132,7 +122,7 @@ def test_a_jsonl_log_with_a_wide_number_loads_as_the_spec_loads_it(
     assert tree(tmp_path / "impl") == tree(tmp_path / "model")
 
 
-def test_the_cases_reach_every_outcome(tmp_path: Path) -> None:
+def test_the_cases_reach_every_outcome_code(tmp_path: Path) -> None:
     """The battery is not vacuous: by the spec alone, wide numbers load, are refused as
     damage, as another version and as bad events of more than one kind."""
     seen: set[str | None] = set()
@@ -141,7 +131,7 @@ def test_the_cases_reach_every_outcome(tmp_path: Path) -> None:
         path.parent.mkdir(parents=True)
         path.write_bytes(("\n".join(lines) + "\n").encode())
         backend = ModelBackend.open("jsonl", str(tmp_path / str(index)), 5)
-        seen.add(outcome(functools.partial(backend.load, "s"))[0])
+        seen.add(outcome_code(functools.partial(backend.load, "s"))[0])
     assert {None, "STORE_CORRUPT", "STORE_VERSION_UNSUPPORTED", "PROVENANCE_NOT_EARLIER"} <= seen, seen
     assert len(seen) >= 6, seen
 
