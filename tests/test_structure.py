@@ -14,6 +14,8 @@ import sys
 import tokenize
 from pathlib import Path
 
+import pytest
+
 import dsh_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,10 +123,11 @@ def test_the_spec_imports_nothing_of_the_implementation() -> None:
         assert not {name for name in imported if name.split(".")[0] == "dsh_session"}, path
 
 
-def _modules_after(statement: str) -> set[str]:
+def _modules_after(statement: str, package: str = "dsh_spec") -> set[str]:
+    """The modules of ``package`` (a top-level name) that ``statement`` imports in a fresh interpreter."""
     probe = f"import sys\n{statement}\nprint('\\n'.join(sorted(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    return {name for name in done.stdout.split() if name.split(".")[0] == "dsh_spec"}
+    return {name for name in done.stdout.split() if name.split(".")[0] == package}
 
 
 def test_the_registry_of_codes_imports_alone() -> None:
@@ -132,7 +135,39 @@ def test_the_registry_of_codes_imports_alone() -> None:
 
 
 def test_importing_the_library_runs_none_of_the_specs_logic() -> None:
-    assert _modules_after("import dsh_session") == {"dsh_spec", "dsh_spec.codes"}
+    assert _modules_after("import dsh_session") == set()
+    assert _modules_after("from dsh_session import Session, SqliteBackend") == {"dsh_spec", "dsh_spec.codes"}
+
+
+def test_importing_the_library_runs_none_of_its_modules() -> None:
+    assert _modules_after("import dsh_session", "dsh_session") == {"dsh_session"}
+
+
+def test_a_session_in_memory_imports_no_backend() -> None:
+    loaded = _modules_after("from dsh_session import Session, Event, NotJsonError", "dsh_session")
+    assert "dsh_session.session" in loaded
+    assert not {name for name in loaded if name.startswith(("dsh_session.persistence", "dsh_session.cli"))}
+    assert not _modules_after("from dsh_session import Session", "sqlite3")
+    assert not _modules_after("from dsh_session import MemoryBackend", "sqlite3")
+    assert _modules_after("from dsh_session import SqliteBackend", "sqlite3")
+    assert not _modules_after("from dsh_session import SqliteBackend", "psycopg")
+
+
+@pytest.mark.parametrize("package", ["dsh_session", "dsh_session.persistence"])
+def test_the_librarys_packages_name_where_each_export_lives(package: str) -> None:
+    root = importlib.import_module(package)
+    modules: dict[str, str] = vars(root)["_MODULES"]
+    assert sorted(modules) == sorted(set(root.__all__) - {"__version__"})
+    for name, module in modules.items():
+        assert getattr(root, name) is getattr(importlib.import_module(f"{package}.{module}"), name)
+    assert set(root.__all__) <= set(dir(root))
+    with pytest.raises(AttributeError, match="no_such_name"):
+        _ = root.no_such_name
+    # A submodule, once imported, is the package's attribute of its name: no export may share it.
+    folder = SRC.joinpath(*package.split(".")[1:])
+    submodules = {path.stem for path in folder.glob("*.py")}
+    submodules |= {path.name for path in folder.iterdir() if (path / "__init__.py").is_file()}
+    assert not set(modules) & submodules
 
 
 def test_the_spec_package_names_where_each_export_lives() -> None:

@@ -2,102 +2,216 @@
 
 The fast, mutable-inside implementation. Its observable behaviour is that of
 the executable specification in :mod:`dsh_spec`, errors included.
+
+The package loads lazily: ``import dsh_session`` runs none of its modules, and each
+name below is imported from its module when it is first asked for, so a
+program that keeps a session in memory does not pay for the backends, the
+invariant checks or the request headers it never uses.
 """
 
 #: The version of this distribution (pyproject.toml reads it from here).
 __version__ = "0.1.0"
 
-from dsh_session._frozen import FrozenDict, FrozenList, thaw
-from dsh_session.agent_status import AgentStatusError, AgentStatusMonitor, check_status_transitions
-from dsh_session.errors import (
-    Code,
-    DshSessionError,
-    InvalidEventError,
-    InvariantViolationError,
-    ToolPairingError,
-)
-from dsh_session.event import (
-    APPEND,
-    EVENT_KEY_ORDER,
-    NULL,
-    SESSION_FORMAT_VERSION,
-    SURFACE_TYPES,
-    Event,
-    JsonNull,
-    LoggedEvent,
-    Replace,
-    SessionHeader,
-    SurfaceNode,
-    SurfaceOp,
-)
-from dsh_session.fork import SessionForkError
-from dsh_session.invariants import Violation, check_log
-from dsh_session.json_value import MAX_DEPTH, NotJsonError, freeze, is_json_value
-from dsh_session.persistence import (
-    DEFAULT_FLUSH_ON,
-    DEFAULT_MAX_PENDING,
-    ConnectionLostError,
-    CopyMismatchError,
-    CorruptStoreError,
-    DrainError,
-    IncompatibleStoreError,
-    InvalidHeaderError,
-    JsonlBackend,
-    MemoryBackend,
-    MemoryStore,
-    PersistenceCoordinator,
-    PersistenceError,
-    PostgresBackend,
-    RepairReport,
-    ServerError,
-    SessionBackend,
-    SessionCollisionError,
-    SessionExistsError,
-    SessionNotFoundError,
-    SqliteBackend,
-    StoreAuthError,
-    StoreClosedError,
-    StoreConflictError,
-    StoredLog,
-    StoredSession,
-    StoreIOError,
-    StoreLockedError,
-    StoreUnreachableError,
-    UnboundSessionError,
-    UnrepresentableError,
-    copy_sessions,
-    read_event_list,
-    read_jsonl_log,
-    repair_report,
-    verify_copy,
-)
-from dsh_session.projection import Message, derive_event_message
-from dsh_session.repair import CLOSER_KEY_ORDER, interrupted_turn_closers
-from dsh_session.request_check import LoopRequestError, check_loop_request
-from dsh_session.request_header import (
-    EpochHeader,
-    HeaderDelta,
-    HeaderFold,
-    RequestHeaderError,
-    SystemDelta,
-    ToolsDelta,
-    apply_header_delta,
-    apply_system,
-    apply_tools,
-    canonical_header,
-    diff_header,
-    diff_system,
-    diff_tools,
-    fold_request_header,
-    header_equals,
-    next_header_event,
-)
-from dsh_session.seed_check import seed_violations
-from dsh_session.session import Session, now_ms
-from dsh_session.store import ObserverError, SessionMeta, SessionStore, SessionStoreError, StoreObserver
-from dsh_session.surface import SurfaceManager
-from dsh_session.tool_pairing import region_balanced, tool_pairing_balanced
-from dsh_session.views import EventLog, MessageList
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dsh_session._frozen import FrozenDict, FrozenList, thaw
+    from dsh_session.agent_status import AgentStatusError, AgentStatusMonitor, check_status_transitions
+    from dsh_session.errors import (
+        Code,
+        DshSessionError,
+        InvalidEventError,
+        InvariantViolationError,
+        ToolPairingError,
+    )
+    from dsh_session.event import (
+        APPEND,
+        EVENT_KEY_ORDER,
+        NULL,
+        SESSION_FORMAT_VERSION,
+        SURFACE_TYPES,
+        Event,
+        JsonNull,
+        LoggedEvent,
+        Replace,
+        SessionHeader,
+        SurfaceNode,
+        SurfaceOp,
+    )
+    from dsh_session.fork import SessionForkError
+    from dsh_session.invariants import Violation, check_log
+    from dsh_session.json_value import MAX_DEPTH, NotJsonError, freeze, is_json_value
+    from dsh_session.persistence import (
+        DEFAULT_FLUSH_ON,
+        DEFAULT_MAX_PENDING,
+        ConnectionLostError,
+        CopyMismatchError,
+        CorruptStoreError,
+        DrainError,
+        IncompatibleStoreError,
+        InvalidHeaderError,
+        JsonlBackend,
+        MemoryBackend,
+        MemoryStore,
+        PersistenceCoordinator,
+        PersistenceError,
+        PostgresBackend,
+        RepairReport,
+        ServerError,
+        SessionBackend,
+        SessionCollisionError,
+        SessionExistsError,
+        SessionNotFoundError,
+        SqliteBackend,
+        StoreAuthError,
+        StoreClosedError,
+        StoreConflictError,
+        StoredLog,
+        StoredSession,
+        StoreIOError,
+        StoreLockedError,
+        StoreUnreachableError,
+        UnboundSessionError,
+        UnrepresentableError,
+        copy_sessions,
+        read_event_list,
+        read_jsonl_log,
+        repair_report,
+        verify_copy,
+    )
+    from dsh_session.projection import Message, derive_event_message
+    from dsh_session.repair import CLOSER_KEY_ORDER, interrupted_turn_closers
+    from dsh_session.request_check import LoopRequestError, check_loop_request
+    from dsh_session.request_header import (
+        EpochHeader,
+        HeaderDelta,
+        HeaderFold,
+        RequestHeaderError,
+        SystemDelta,
+        ToolsDelta,
+        apply_header_delta,
+        apply_system,
+        apply_tools,
+        canonical_header,
+        diff_header,
+        diff_system,
+        diff_tools,
+        fold_request_header,
+        header_equals,
+        next_header_event,
+    )
+    from dsh_session.seed_check import seed_violations
+    from dsh_session.session import Session, now_ms
+    from dsh_session.store import ObserverError, SessionMeta, SessionStore, SessionStoreError, StoreObserver
+    from dsh_session.surface import SurfaceManager
+    from dsh_session.tool_pairing import region_balanced, tool_pairing_balanced
+    from dsh_session.views import EventLog, MessageList
+
+#: Where each exported name lives: imported from there when first asked for.
+_MODULES: dict[str, str] = {
+    "FrozenDict": "_frozen",
+    "FrozenList": "_frozen",
+    "thaw": "_frozen",
+    "AgentStatusError": "agent_status",
+    "AgentStatusMonitor": "agent_status",
+    "check_status_transitions": "agent_status",
+    "Code": "errors",
+    "DshSessionError": "errors",
+    "InvalidEventError": "errors",
+    "InvariantViolationError": "errors",
+    "ToolPairingError": "errors",
+    "APPEND": "event",
+    "EVENT_KEY_ORDER": "event",
+    "NULL": "event",
+    "SESSION_FORMAT_VERSION": "event",
+    "SURFACE_TYPES": "event",
+    "Event": "event",
+    "JsonNull": "event",
+    "LoggedEvent": "event",
+    "Replace": "event",
+    "SessionHeader": "event",
+    "SurfaceNode": "event",
+    "SurfaceOp": "event",
+    "SessionForkError": "fork",
+    "Violation": "invariants",
+    "check_log": "invariants",
+    "MAX_DEPTH": "json_value",
+    "NotJsonError": "json_value",
+    "freeze": "json_value",
+    "is_json_value": "json_value",
+    "DEFAULT_FLUSH_ON": "persistence",
+    "DEFAULT_MAX_PENDING": "persistence",
+    "ConnectionLostError": "persistence",
+    "CopyMismatchError": "persistence",
+    "CorruptStoreError": "persistence",
+    "DrainError": "persistence",
+    "IncompatibleStoreError": "persistence",
+    "InvalidHeaderError": "persistence",
+    "JsonlBackend": "persistence",
+    "MemoryBackend": "persistence",
+    "MemoryStore": "persistence",
+    "PersistenceCoordinator": "persistence",
+    "PersistenceError": "persistence",
+    "PostgresBackend": "persistence",
+    "RepairReport": "persistence",
+    "ServerError": "persistence",
+    "SessionBackend": "persistence",
+    "SessionCollisionError": "persistence",
+    "SessionExistsError": "persistence",
+    "SessionNotFoundError": "persistence",
+    "SqliteBackend": "persistence",
+    "StoreAuthError": "persistence",
+    "StoreClosedError": "persistence",
+    "StoreConflictError": "persistence",
+    "StoredLog": "persistence",
+    "StoredSession": "persistence",
+    "StoreIOError": "persistence",
+    "StoreLockedError": "persistence",
+    "StoreUnreachableError": "persistence",
+    "UnboundSessionError": "persistence",
+    "UnrepresentableError": "persistence",
+    "copy_sessions": "persistence",
+    "read_event_list": "persistence",
+    "read_jsonl_log": "persistence",
+    "repair_report": "persistence",
+    "verify_copy": "persistence",
+    "Message": "projection",
+    "derive_event_message": "projection",
+    "CLOSER_KEY_ORDER": "repair",
+    "interrupted_turn_closers": "repair",
+    "LoopRequestError": "request_check",
+    "check_loop_request": "request_check",
+    "EpochHeader": "request_header",
+    "HeaderDelta": "request_header",
+    "HeaderFold": "request_header",
+    "RequestHeaderError": "request_header",
+    "SystemDelta": "request_header",
+    "ToolsDelta": "request_header",
+    "apply_header_delta": "request_header",
+    "apply_system": "request_header",
+    "apply_tools": "request_header",
+    "canonical_header": "request_header",
+    "diff_header": "request_header",
+    "diff_system": "request_header",
+    "diff_tools": "request_header",
+    "fold_request_header": "request_header",
+    "header_equals": "request_header",
+    "next_header_event": "request_header",
+    "seed_violations": "seed_check",
+    "Session": "session",
+    "now_ms": "session",
+    "ObserverError": "store",
+    "SessionMeta": "store",
+    "SessionStore": "store",
+    "SessionStoreError": "store",
+    "StoreObserver": "store",
+    "SurfaceManager": "surface",
+    "region_balanced": "tool_pairing",
+    "tool_pairing_balanced": "tool_pairing",
+    "EventLog": "views",
+    "MessageList": "views",
+}
 
 __all__ = [
     "APPEND",
@@ -203,3 +317,16 @@ __all__ = [
     "tool_pairing_balanced",
     "verify_copy",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dsh_session' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"dsh_session.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
