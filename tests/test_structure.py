@@ -153,6 +153,20 @@ def test_a_session_in_memory_imports_no_backend() -> None:
     assert not _modules_after("from dsh_session import SqliteBackend", "psycopg")
 
 
+def test_a_submodule_is_reached_through_its_package_as_before_the_lazy_loading() -> None:
+    probe = (
+        "import dsh_session\n"
+        "print(dsh_session.persistence.errors.StoreIOError.__name__, dsh_session.json_value.MAX_DEPTH)\n"
+        "for name in ('no_such_module', 'a.b', '__no_such__'):\n"
+        "    try:\n"
+        "        getattr(dsh_session, name)\n"
+        "    except AttributeError as error:\n"
+        "        print(type(error).__name__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["StoreIOError", "200", *["AttributeError"] * 3]
+
+
 @pytest.mark.parametrize("package", ["dsh_session", "dsh_session.persistence"])
 def test_the_librarys_packages_name_where_each_export_lives(package: str) -> None:
     root = importlib.import_module(package)

@@ -21,6 +21,7 @@ the others (PostgreSQL's needs psycopg).
 """
 
 import importlib
+import importlib.util
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -161,6 +162,11 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     module = _MODULES.get(name)
     if module is None:
+        # A submodule is the package's attribute once imported, as when the package loaded
+        # them all: ``dsh_session.persistence.<module>`` reaches one after the package's import still.
+        submodule = f"dsh_session.persistence.{name}"
+        if name.isidentifier() and name[:2] != "__" and importlib.util.find_spec(submodule):
+            return importlib.import_module(submodule)
         raise AttributeError(f"module 'dsh_session.persistence' has no attribute {name!r}")
     value = getattr(importlib.import_module(f"dsh_session.persistence.{module}"), name)
     globals()[name] = value
