@@ -140,7 +140,7 @@ def test_importing_the_library_runs_none_of_the_specs_logic() -> None:
 
 
 def test_importing_the_library_runs_none_of_its_modules() -> None:
-    assert _modules_after("import dsh_session", "dsh_session") == {"dsh_session"}
+    assert _modules_after("import dsh_session", "dsh_session") == {"dsh_session", "dsh_session._lazy"}
 
 
 def test_a_session_in_memory_imports_no_backend() -> None:

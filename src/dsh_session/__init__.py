@@ -12,9 +12,9 @@ invariant checks or the request headers it never uses.
 #: The version of this distribution (pyproject.toml reads it from here).
 __version__ = "0.1.0"
 
-import importlib
-import importlib.util
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from dsh_session._lazy import lazy_names
 
 if TYPE_CHECKING:
     from dsh_session._frozen import FrozenDict, FrozenList, thaw
@@ -320,19 +320,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _MODULES.get(name)
-    if module is None:
-        # A submodule is the package's attribute once imported, as when the package loaded
-        # them all: ``dsh_session.<module>`` reaches one after the package's import still.
-        submodule = f"dsh_session.{name}"
-        if name.isidentifier() and name[:2] != "__" and importlib.util.find_spec(submodule):
-            return importlib.import_module(submodule)
-        raise AttributeError(f"module 'dsh_session' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"dsh_session.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names("dsh_session", _MODULES, globals(), __all__)

@@ -20,9 +20,9 @@ it is first asked for, so a program that uses one backend does not import
 the others (PostgreSQL's needs psycopg).
 """
 
-import importlib
-import importlib.util
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from dsh_session._lazy import lazy_names
 
 if TYPE_CHECKING:
     from dsh_session.persistence.convert import copy_sessions, verify_copy
@@ -159,19 +159,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _MODULES.get(name)
-    if module is None:
-        # A submodule is the package's attribute once imported, as when the package loaded
-        # them all: ``dsh_session.persistence.<module>`` reaches one after the package's import still.
-        submodule = f"dsh_session.persistence.{name}"
-        if name.isidentifier() and name[:2] != "__" and importlib.util.find_spec(submodule):
-            return importlib.import_module(submodule)
-        raise AttributeError(f"module 'dsh_session.persistence' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"dsh_session.persistence.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names("dsh_session.persistence", _MODULES, globals(), __all__)
