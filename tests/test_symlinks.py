@@ -232,7 +232,58 @@ def test_a_journal_planted_as_a_symlink_after_the_open_is_refused_before_a_write
     refused(raised, link)
     assert os.listdir(outside) == []
     link.unlink()
-    backend.append("s", one_turn_log())
+    log = one_turn_log()
+    backend.append("s", log[:2])
+    link.symlink_to(outside / "victim")  # and again after a write: the journal is opened anew each time
+    with pytest.raises(StoreIOError) as raised:
+        backend.append("s", log[2:])
+    refused(raised, link)
+    assert os.listdir(outside) == []
+    link.unlink()
+    backend.append("s", log[2:])
     backend.close()
     with SqliteBackend(db, read_only=True) as reader:
         assert len(reader.load("s").events) == len(one_turn_log())
+
+
+@pytest.mark.parametrize("suffix", ["-wal", "-shm", "-journal"])
+def test_a_companion_planted_as_a_symlink_while_sqlite_holds_the_wal_is_never_written_through(
+    tmp_path: Path, suffix: str
+) -> None:
+    # In WAL mode, once a write has committed SQLite holds the -wal and -shm files open and
+    # writes through those descriptors; it keeps no rollback journal. A link planted at any
+    # companion's path is then never followed, so the backend no longer looks for one before
+    # every transaction: the write goes on, and nothing outside the store is touched.
+    outside, _ = outside_and_root(tmp_path)
+    db = tmp_path / "sessions.db"
+    log = one_turn_log()
+    backend = SqliteBackend(db)
+    backend.create(SessionHeader("s", 1, cwd="/w"))
+    backend.append("s", log[:2])
+    link = Path(str(db) + suffix)
+    if link.exists():
+        link.unlink()  # SQLite keeps what it had open there
+    link.symlink_to(outside / "victim")
+    backend.append("s", log[2:])
+    assert os.listdir(outside) == []
+    backend.close()
+    assert os.listdir(outside) == []
+    if link.is_symlink():
+        link.unlink()
+    with SqliteBackend(db, read_only=True) as reader:
+        assert [event.to_json() for event in reader.load("s").events] == [event.to_json() for event in log]
+
+
+def test_a_write_before_sqlite_holds_the_wal_still_looks_for_planted_links(tmp_path: Path) -> None:
+    # Until a write has committed in WAL mode, every transaction looks for links first.
+    outside, _ = outside_and_root(tmp_path)
+    db = tmp_path / "sessions.db"
+    backend = SqliteBackend(db)
+    backend.create(SessionHeader("s", 1, cwd="/w"))
+    link = Path(str(db) + "-journal")
+    link.symlink_to(outside / "victim")
+    with pytest.raises(StoreIOError) as raised:
+        backend.append("s", one_turn_log())
+    refused(raised, link)
+    assert os.listdir(outside) == []
+    backend.close()
