@@ -5,7 +5,8 @@
     python3 dev.py check    set up .venv with the dev tools and run every check
 
 Setup is idempotent: the virtual environment lives in ``.venv`` and is
-(re)installed when ``pyproject.toml`` changed since the last install. ``check``
+(re)installed when ``pyproject.toml`` or the C source of the optional speedups
+(``src/dsh_session/_speedups.c``, compiled by the install) changed since the last install. ``check``
 also makes sure PostgreSQL's server programs are installed (the tests start a
 throwaway server of their own): when ``initdb``/``pg_ctl`` are not found, it
 installs Debian's ``postgresql`` package with apt-get (as root, or via sudo).
@@ -31,6 +32,10 @@ BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / "python"
 
 
+#: What an install is made from: a change to either means installing again.
+BUILT_FROM = ("pyproject.toml", "src/dsh_session/_speedups.c")
+
+
 def run(*args: str | os.PathLike[str], env: dict[str, str] | None = None) -> None:
     print("+", " ".join(str(a) for a in args), flush=True)
     result = subprocess.run([str(a) for a in args], cwd=ROOT, env=env)
@@ -51,7 +56,7 @@ def setup(extra: str | None) -> None:
         venv.EnvBuilder(with_pip=True).create(VENV)
     target = f".[{extra}]" if extra else "."
     stamp = VENV / f".installed-{extra or 'base'}"
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    digest = hashlib.sha256(b"".join((ROOT / name).read_bytes() for name in BUILT_FROM)).hexdigest()
     if stamp.exists() and stamp.read_text() == digest:
         return
     run(PY, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e", target)

@@ -391,7 +391,7 @@ class CoreMachine(RuleBasedStateMachine):
             label = "append with non-JSON data"
         op: Any = data.draw(st.sampled_from(("append", "append", freeze("append"))))
         offer = Offer(kind, payload, payload, op, "append", label=f"{kind} {label}")
-        if data.draw(st.integers(0, 4)) == 0:
+        if data.draw(st.integers(0, 4)) <= 1:  # as a harness's assistant messages and tool results do
             self.add_refs(offer, data, cover=[])
         self.offer(offer)
 
@@ -431,7 +431,8 @@ class CoreMachine(RuleBasedStateMachine):
         ``surfaceOp`` is a ``str`` subclass equal to ``"append"`` or a string sorting next to
         it; a surface op and a provenance that claim to equal anything (on a surface and a
         log-only type); a surface append whose provenance names itself or the next seq alone,
-        an int at or past either end of the exact range, or is bytes or a mapping of seqs; a
+        an int at or past either end of the exact range, or is bytes or a mapping of seqs, or
+        (with a plain payload, which the C fast path admits itself) names a seq twice; a
         replace whose ``op`` sorts after ``"replace"`` or whose provenance misses only an inner
         node; replaces with an endpoint at either end of the exact range; and payloads of the
         wrong shape for the types that have one, each type also given as a string built at run
@@ -475,6 +476,11 @@ class CoreMachine(RuleBasedStateMachine):
             named = [seq + ahead]
             self.offer(Offer(kind, payload, payload, "append", "append", named, list(named), label=label))
             payload = data.draw(S.payloads(kind))
+        if seq >= 2:  # plain payloads, so that the fast path answers: a seq named twice, and not
+            for named in ([seq - 1, seq - 2, seq - 1], [seq - 2, seq - 1]):
+                payload = S.plain_payload(kind, f"provenance {named}")
+                label = f"{kind} with a plain payload whose provenance is {named}"
+                self.offer(Offer(kind, payload, payload, "append", "append", named, list(named), label=label))
         if seq > 300:  # more distinct earlier seqs than CPython keeps one int object for
             payload = data.draw(S.payloads(kind))
             many = list(range(300))

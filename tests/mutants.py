@@ -51,6 +51,7 @@ from dsh_session.event import LoggedEvent
 from dsh_session.json_value import decode, encode
 from dsh_session.persistence import _rows as rows_module
 from dsh_session.persistence import jsonl as jsonl_module
+from tests.python_paths import python_paths
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,8 @@ class Mutant:
 
     @contextlib.contextmanager
     def active(self) -> Iterator[None]:
-        with pytest.MonkeyPatch.context() as patch:
+        """The bug planted in the Python code, which then runs alone (the C fast paths off)."""
+        with python_paths(), pytest.MonkeyPatch.context() as patch:
             self.plant(patch)
             yield
 

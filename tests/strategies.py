@@ -170,6 +170,18 @@ def payloads(kind: str) -> st.SearchStrategy[dict[str, Any]]:
     return PAYLOADS[kind]
 
 
+def plain_payload(kind: str, text: str = "plain") -> dict[str, Any]:
+    """A W1-like payload for ``kind``: no floats, no array-index keys, no surrogates -- the
+    kind the C fast path admits itself (``dsh_session/_accel.py``) rather than leave it to
+    the Python path."""
+    content = [{"type": "text", "text": text}]
+    if kind == "assistant/message":
+        return {"turn": 1, "step": 1, "content": content}
+    if kind == "tool/result":
+        return {"turn": 1, "step": 1, "callId": "call-1", "content": content, "isError": False}
+    return {"content": content, "source": {"kind": "user"}}
+
+
 # -- payloads the projection cannot read (INVALID_PAYLOAD) ------------------------------
 
 

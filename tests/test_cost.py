@@ -10,6 +10,10 @@ projections (each event is projected once, a replace projects only its new node)
 After a replace, ``derive_messages()`` links the cached messages anew (one pass
 over the surface, no projection): that pass is the one O(history) step, and the
 issue allows it ("a replace must not force re-projecting untouched events").
+
+Lines are counted in the Python code, the reference for the C fast paths
+(``dsh_session/_accel.py``), which do the same work and are turned off here; their
+cost across history lengths is measured, not tested (``bench/scaling.py``).
 """
 
 from __future__ import annotations
@@ -27,9 +31,16 @@ import dsh_session
 from dsh_session import Session
 from dsh_session import session as session_module
 from tests import builders as B
+from tests.python_paths import python_paths
 
 PACKAGE = str(Path(dsh_session.__file__).resolve().parent)
 SHORT, LONG = 50, 3000
+
+
+@pytest.fixture(autouse=True)
+def _python_code_only() -> Iterator[None]:
+    with python_paths():
+        yield
 
 
 def lines_run(operation: Callable[[], object]) -> int:

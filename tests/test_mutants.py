@@ -22,6 +22,7 @@ from tests.machine_pairing import PairingMachine
 from tests.machine_repair import RepairMachine
 from tests.machine_support import Disagreement
 from tests.mutants import MUTANTS, Mutant
+from tests.python_paths import python_paths
 
 #: The planted bugs and the controls: ``pytest -m mutants`` runs them (``-m machine`` the machines).
 pytestmark = pytest.mark.mutants
@@ -59,8 +60,10 @@ USED = sorted({mutant.machine for mutant in MUTANTS})
 
 @pytest.mark.parametrize("machine", USED)
 def test_the_search_passes_on_the_real_implementation(machine: str) -> None:
+    """The control, in the Python code the mutants are planted in (the C fast paths off)."""
     machine_class, search = MACHINES[machine]
-    run_state_machine_as_test(machine_class, settings=search)
+    with python_paths():
+        run_state_machine_as_test(machine_class, settings=search)
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])

@@ -147,6 +147,21 @@ def test_the_wheel_holds_the_suite_the_license_and_the_metadata(built: Built) ->
     assert {"Homepage", "Documentation", "Source", "Issues"} <= set(urls)
 
 
+def test_the_wheel_built_from_the_sdist_carries_the_compiled_speedups(built: Built) -> None:
+    """The sdist holds the C source (not a build of it); the wheel the module compiled from it,
+    which the installed package uses."""
+    with tarfile.open(built.sdist) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    assert "src/dsh_session/_speedups.c" in names
+    assert not [name for name in names if name.endswith(".so")]
+    with zipfile.ZipFile(built.wheel) as wheel:
+        compiled = [name for name in wheel.namelist() if name.startswith("dsh_session/_speedups.")]
+    assert len(compiled) == 1 and compiled[0].endswith(".so"), compiled
+    probe = "from dsh_session import _accel; print(_accel.ACCELERATED)"
+    used = _run(built.python, "-c", probe, cwd=built.elsewhere)
+    assert used.stdout.strip() == "True", used.stderr[-2000:]
+
+
 def test_the_sdist_holds_every_file_the_tests_read(built: Built) -> None:
     with tarfile.open(built.sdist) as sdist:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
@@ -154,7 +169,7 @@ def test_the_sdist_holds_every_file_the_tests_read(built: Built) -> None:
         wanted = {
             str(p.relative_to(ROOT))
             for p in (ROOT / folder).rglob("*")
-            if p.is_file() and "__pycache__" not in p.parts and not p.name.endswith(".pyc")
+            if p.is_file() and "__pycache__" not in p.parts and not p.name.endswith((".pyc", ".so"))
         }
         missing = wanted - names
         assert not missing, f"the sdist lacks {sorted(missing)[:5]}"

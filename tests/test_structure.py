@@ -199,11 +199,13 @@ def is_private(part: str) -> bool:
 
 
 def is_module(name: str) -> bool:
-    """A module or package of the spec or the implementation by that dotted name."""
+    """A module or package of the spec or the implementation by that dotted name (a C
+    extension module counts by its source, ``name.c``, built or not)."""
     parts = name.split(".")
     base = SPEC.parent if parts[0] == "dsh_spec" else SRC.parent
     path = base.joinpath(*parts)
-    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+    sources = (path.with_suffix(".py"), path.with_suffix(".c"), path / "__init__.py")
+    return any(source.is_file() for source in sources)
 
 
 def private_reach_ins(path: Path) -> list[str]:

@@ -36,6 +36,7 @@ from typing import Any, Final
 import msgspec
 import orjson
 
+from dsh_session import _accel
 from dsh_session._frozen import FrozenDict, FrozenList, frozen_dict, frozen_list
 from dsh_session.errors import Code, DshSessionError
 
@@ -117,6 +118,8 @@ def is_json_value(value: object) -> bool:
 # depth limit is its own, not the interpreter's).
 _dumps = msgspec.json.encode
 _loads = orjson.loads
+#: The C twin of :func:`lean_text` (``None``: not built, or turned off; see ``_accel``).
+_plain = _accel.plain_text
 
 
 def encode(value: object) -> bytes:
@@ -125,6 +128,9 @@ def encode(value: object) -> bytes:
     The result is ``bytes`` when orjson reads it back to the canonical value
     (the common case), else a :class:`Text`; :func:`decode` reads either.
     """
+    if _plain is not None:
+        text = _plain(value)
+        return _careful_text(value) if text is None else text
     try:
         _lean(value)
         return _dumps(value)
@@ -135,6 +141,13 @@ def encode(value: object) -> bytes:
 def lean_text(value: object) -> bytes | None:
     """The canonical text of ``value`` when the lean pass takes it, else ``None``
     (then :func:`encode` decides)."""
+    if _plain is not None:
+        return _plain(value)
+    return _lean_text(value)
+
+
+def _lean_text(value: object) -> bytes | None:
+    """:func:`lean_text` in Python: the twin of the C ``plain_text``."""
     try:
         _lean(value)
         return _dumps(value)

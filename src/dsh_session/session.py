@@ -6,12 +6,21 @@ import time as _time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from dsh_session import _admission
+from dsh_session import _accel, _admission
 from dsh_session._admission import MISSING
 from dsh_session.errors import InvalidEventError, InvariantViolationError
-from dsh_session.event import NULL, SURFACE_TYPES, Event, JsonNull, LoggedEvent, SessionHeader, SurfaceOp
+from dsh_session.event import (
+    APPEND,
+    NULL,
+    SURFACE_TYPES,
+    Event,
+    JsonNull,
+    LoggedEvent,
+    SessionHeader,
+    SurfaceOp,
+)
 from dsh_session.invariants import StructureTrace
-from dsh_session.json_value import lean_text
+from dsh_session.json_value import CANONICAL, lean_text
 from dsh_session.projection import Message, derive_event_message, message_text
 from dsh_session.request_header import EpochHeader, HeaderFold
 from dsh_session.surface import SurfaceManager
@@ -27,7 +36,7 @@ _time_ns = _time.time_ns
 _EXACT = 2**53
 
 
-class Session:
+class Session(_accel.SessionCore):
     """One session: an append-only log of admitted events.
 
     Every event is checked before it is stored (see ``docs/errors.md`` for the
@@ -43,21 +52,8 @@ class Session:
     stored.
     """
 
-    __slots__ = (
-        "_append_hook",
-        "_clock",
-        "_derived_generation",
-        "_derived_last",
-        "_header",
-        "_header_cursor",
-        "_header_fold",
-        "_id",
-        "_last_time",
-        "_log",
-        "_messages",
-        "_surface",
-        "_trace",
-    )
+    # The state lives in the base's slots (C fields where dsh_session._speedups is built).
+    __slots__ = ()
 
     def __init__(
         self,
@@ -148,7 +144,14 @@ class Session:
         are copied, so changing them afterwards changes nothing here.
         """
         clock = self._clock
-        time = _time_ns() // 1_000_000 if clock is None else clock()
+        fast = _fast_append
+        if fast is not None:
+            done = fast(self, type, data, surface_op, source_event_seqs)
+            if done.__class__ is not tuple:
+                return done  # type: ignore[no-any-return]  # admitted, folded and hooked in C
+            time = done[0]  # the C path declined: admit it here, from the time it read
+        else:
+            time = _time_ns() // 1_000_000 if clock is None else clock()
         if time == self._last_time and time.__class__ is int:
             time = self._last_time  # one int object for the events of a millisecond
         elif time.__class__ is int:
@@ -195,7 +198,7 @@ class Session:
         surface = self._surface
         op = _op(surface_op)
         try:
-            event, span = _admission.admit(surface, len(log), kind, time, data, op, _refs(refs), text=text)  # type: ignore[arg-type]
+            event, span = _admission.admit(surface, len(log), kind, time, data, op, _refs(refs), text=text)
         except InvalidEventError as error:
             error.session_id = self._id
             raise
@@ -242,6 +245,11 @@ class Session:
         Costs O(nodes new since the last call) while no replace happened; after a
         replace it re-links the cached messages without projecting them again.
         """
+        fast = _fast_derive
+        if fast is not None:
+            derived = fast(self)
+            if derived is not None:
+                return derived  # type: ignore[no-any-return]  # nothing new to project
         surface = self._surface
         surface.sync()
         generation = surface._generation
@@ -311,6 +319,11 @@ class Session:
 #: Marks a surface node whose message has not been projected yet.
 _UNPROJECTED: Any = object()
 
+_accel.configure(LoggedEvent, SURFACE_TYPES, APPEND, CANONICAL, MessageList)
+#: The C fast paths (``None``: Python alone); module globals, so a test can turn them off.
+_fast_append = _accel.fast_append
+_fast_derive = _accel.fast_derive
+
 
 def _op(surface_op: object) -> object:
     """``surfaceOp`` as admission takes it (:data:`MISSING` when absent, ``None`` for NULL)."""
@@ -319,8 +332,9 @@ def _op(surface_op: object) -> object:
     return None if surface_op is NULL else surface_op
 
 
-def _refs(refs: Iterable[int] | JsonNull | None) -> object:
-    """``sourceEventSeqs`` as admission takes it (:data:`MISSING` when absent)."""
+def _refs(refs: object) -> object:
+    """``sourceEventSeqs`` as admission takes it (:data:`MISSING` when absent); whatever the
+    caller gave, which admission judges (so the annotation is ``object``, not ``append``'s)."""
     if refs is None:
         return MISSING
     if isinstance(refs, JsonNull):
@@ -330,12 +344,12 @@ def _refs(refs: Iterable[int] | JsonNull | None) -> object:
     return _as_list(refs)
 
 
-def _as_list(refs: Iterable[int]) -> object:
+def _as_list(refs: object) -> object:
     if isinstance(refs, list | tuple):
         return list(refs)
     if isinstance(refs, str | bytes | Mapping):
         return refs  # refused by admission as malformed
     try:
-        return list(refs)
+        return list(refs)  # type: ignore[call-overload]  # any iterable; TypeError if not one
     except TypeError:
         return refs

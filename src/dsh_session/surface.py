@@ -24,10 +24,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from dsh_session import _accel
 from dsh_session.event import APPEND, SURFACE_TYPES, Event, Replace, SurfaceNode
 
 
-class SurfaceManager:
+class SurfaceManager(_accel.SurfaceCore):
     """The surface of one session's log.
 
     ``nodes`` is a snapshot tuple of :class:`SurfaceNode` (head to tail);
@@ -36,19 +37,8 @@ class SurfaceManager:
     for the first time was appended at the tail.
     """
 
-    __slots__ = (
-        "_folded",
-        "_generation",
-        "_head",
-        "_log",
-        "_messages",
-        "_next",
-        "_owned",
-        "_prev",
-        "_rank",
-        "_snapshot",
-        "_tail",
-    )
+    # The state lives in the base's slots (C fields where dsh_session._speedups is built).
+    __slots__ = ()
 
     def __init__(self, log: Sequence[Event], *, owned: bool = False) -> None:
         self._log = log
