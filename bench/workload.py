@@ -109,13 +109,28 @@ REFERENCE.update(
 REFERENCE_SECONDS: dict[tuple[int, Mode], float] = {(10000, "plain"): 1.6, (10000, "compact"): 0.9}
 
 
+class Appended(Protocol):
+    """What an append returns: the event, whose seq W1 reads."""
+
+    @property
+    def seq(self) -> int: ...
+
+
 class Target(Protocol):
-    """What W1 needs from a session log."""
+    """What W1 needs from a session log.
+
+    ``append`` and ``derive`` are called as a user calls the library --
+    ``append(type, data, surface_op=..., source_event_seqs=...)``, ``None`` for an absent
+    marker or provenance -- so a target may hand over its log's own methods, with no
+    wrapper between the workload and the library (the original's driver has none either).
+    """
 
     name: str
 
-    def append(self, kind: str, data: dict[str, Any], op: object, refs: list[int] | None) -> int:
-        """Append one event (``op`` is ``None`` for no surface marker); return its seq."""
+    def append(
+        self, type: str, data: Any, *, surface_op: Any = None, source_event_seqs: Any = None
+    ) -> Appended:
+        """Append one event; return it."""
         ...
 
     def derive(self) -> object:
@@ -150,16 +165,13 @@ class ImplTarget:
     """W1 over :class:`dsh_session.Session` (the implementation)."""
 
     name = "impl"
+    append: Callable[..., Appended]
+    derive: Callable[[], object]
 
     def __init__(self) -> None:
         self.session = Session("w1")
-        self._append = self.session.append
-
-    def append(self, kind: str, data: dict[str, Any], op: object, refs: list[int] | None) -> int:
-        return self._append(kind, data, surface_op=op, source_event_seqs=refs).seq  # type: ignore[arg-type]
-
-    def derive(self) -> object:
-        return self.session.derive_messages()
+        self.append = self.session.append  # the library's own methods, called directly
+        self.derive = self.session.derive_messages
 
     def surface_seqs(self) -> list[int]:
         return self.session.surface.seqs()
@@ -183,19 +195,21 @@ class SpecTarget:
     def __init__(self) -> None:
         self.log: tuple[dsh_spec.Event, ...] = ()
 
-    def append(self, kind: str, data: dict[str, Any], op: object, refs: list[int] | None) -> int:
+    def append(
+        self, type: str, data: Any, *, surface_op: Any = None, source_event_seqs: Any = None
+    ) -> dsh_spec.Event:
         draft = dsh_spec.Draft(
-            type=kind,
+            type=type,
             time=time.time_ns() // 1_000_000,
             data=data,
-            surface_op=dsh_spec.ABSENT if op is None else op,
-            source_event_seqs=dsh_spec.ABSENT if refs is None else refs,
+            surface_op=dsh_spec.ABSENT if surface_op is None else surface_op,
+            source_event_seqs=dsh_spec.ABSENT if source_event_seqs is None else source_event_seqs,
         )
         event = dsh_spec.validate_append(self.log, draft)
         if isinstance(event, dsh_spec.Rejection):
             raise RuntimeError(f"the spec refused a W1 event: {event}")
         self.log = (*self.log, event)
-        return event.seq
+        return event
 
     def derive(self) -> object:
         messages = dsh_spec.derive_messages(self.log)
@@ -396,7 +410,7 @@ def run_w1(
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-    append = target.append
+    append, derive = target.append, target.derive
     append_ns = derive_ns = compaction_ns = total_ns = 0
     appends = derives = compactions = 0
     compacting = mode == "compact"
@@ -413,16 +427,18 @@ def run_w1(
         for first, last in runs:
             if first == COMPACT_BEFORE and compacting and t % COMPACT_EVERY == 0:
                 started = clock()
-                append(*compaction(t, target.surface_seqs()))
+                summary = compaction(t, target.surface_seqs())
+                append(summary[0], summary[1], surface_op=summary[2], source_event_seqs=summary[3])
                 compaction_ns += clock() - started
                 compactions += 1
             started = clock()
             for kind, data, op, positions in steps[first:last]:
-                seqs.append(append(kind, data, op, [seqs[i] for i in positions] if positions else None))
+                given = [seqs[i] for i in positions] if positions else None
+                seqs.append(append(kind, data, surface_op=op, source_event_seqs=given).seq)
             append_ns += clock() - started
             if last == DERIVE_AFTER + 1:
                 started = clock()
-                target.derive()
+                derive()
                 derive_ns += clock() - started
                 derives += 1
         if after_turn is not None:

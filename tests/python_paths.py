@@ -1,10 +1,12 @@
 """Turning the C fast paths off for a test: the Python code, the reference for the C code, alone.
 
 ``dsh_session._speedups`` (see ``dsh_session/_accel.py``) runs the common appends, derives
-and payload encodings when it is built. Tests that observe *how* the library does its work
--- lines of Python executed, Python functions patched into a known-bad variant -- run
-inside :func:`python_paths`, where every operation takes the Python path; the stateful
-machines run in both ways (``tests/test_speedups.py``).
+and payload encodings when it is built: ``Session.append`` and ``derive_messages`` are then
+methods of its C base class, and ``json_value`` encodes plain payloads with it. Tests that
+observe *how* the library does its work -- lines of Python executed, Python functions
+patched into a known-bad variant -- run inside :func:`python_paths`, where every operation
+takes the Python path; the stateful machines run with the C paths (``tests/test_speedups.py``
+compares the two).
 """
 
 from __future__ import annotations
@@ -12,21 +14,24 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from dsh_session import json_value
-from dsh_session import session as session_module
+from dsh_session import Session, json_value
 
-#: Each module global through which the library reaches a C fast path.
-FAST_PATHS = ((session_module, "_fast_append"), (session_module, "_fast_derive"), (json_value, "_plain"))
+#: The Python methods kept beside the C ones, by the name they stand in for.
+PYTHON_METHODS = (("append", "_python_append"), ("derive_messages", "_python_derive_messages"))
 
 
 @contextmanager
 def python_paths() -> Iterator[None]:
     """Within the block, the library runs its Python code only (the C state classes stay)."""
-    saved = [(module, name, getattr(module, name)) for module, name in FAST_PATHS]
-    for module, name, _ in saved:
-        setattr(module, name, None)
+    saved_plain = json_value._plain
+    swapped = [name for name, python in PYTHON_METHODS if hasattr(Session, python)]
+    json_value._plain = None
+    for name, python in PYTHON_METHODS:
+        if name in swapped:
+            setattr(Session, name, getattr(Session, python))
     try:
         yield
     finally:
-        for module, name, value in saved:
-            setattr(module, name, value)
+        json_value._plain = saved_plain
+        for name in swapped:
+            delattr(Session, name)  # the C method of the base answers again

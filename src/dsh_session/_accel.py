@@ -15,6 +15,7 @@ and the stateful machines run against the specification in both modes).
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Callable
 from types import ModuleType
@@ -82,20 +83,27 @@ else:
 #: ``json_value.lean_text``, its Python twin); ``None`` when not accelerated.
 plain_text: Callable[[object], bytes | None] | None = None if _speedups is None else _speedups.plain_text
 
-#: ``fast_append(session, type, data, surface_op, source_event_seqs)``: the appended event, or
-#: a 1-tuple holding the time read for it when the Python path is to admit it from there.
-fast_append: Callable[[Any, object, object, object, object], Any] | None = (
-    None if _speedups is None else _speedups.fast_append
-)
-
-#: ``fast_derive(session)``: ``Session.derive_messages()``'s result, or ``None`` when the
-#: Python path is to derive it.
-fast_derive: Callable[[Any], Any] | None = None if _speedups is None else _speedups.fast_derive
+def method_doc(name: str, python: Callable[..., Any]) -> str:
+    """The docstring of a C method that stands in for the Python method ``python``: its
+    signature (read by ``inspect``) and its docstring."""
+    parts = ["$self"]
+    for parameter in list(inspect.signature(python).parameters.values())[1:]:
+        if parameter.kind is parameter.KEYWORD_ONLY and "*" not in parts:
+            parts.append("*")
+        default = parameter.default
+        parts.append(parameter.name if default is parameter.empty else f"{parameter.name}={default!r}")
+    return f"{name}({', '.join(parts)})\n--\n\n{inspect.cleandoc(python.__doc__ or '')}"
 
 
 def configure(
-    logged_event: type, surface_types: frozenset[str], append: str, canonical: int, views: type
+    logged_event: type,
+    surface_types: frozenset[str],
+    append: str,
+    canonical: int,
+    views: type,
+    append_doc: str,
+    derive_doc: str,
 ) -> None:
-    """Hand the C code the objects it builds events and histories from (once, by ``session``)."""
+    """Hand the C code the objects it builds events and histories from, and its methods' docs."""
     if _speedups is not None:
-        _speedups.configure(logged_event, surface_types, append, canonical, views)
+        _speedups.configure(logged_event, surface_types, append, canonical, views, append_doc, derive_doc)

@@ -152,36 +152,75 @@ put_escape(Buf *b, unsigned int c)
     b->len += 6;
 }
 
+/* Short ASCII strings with nothing to escape, by identity: most keys and many values recur
+ * (code constants, interned names), and copying their text beats reading it again. Each entry
+ * holds a reference to its string, so no other object can come to live at its address. */
+#define STR_CACHE_SIZE 512
+#define STR_CACHE_LONGEST 30
+typedef struct {
+    PyObject *text;
+    unsigned char len; /* of ``quoted`` */
+    char quoted[STR_CACHE_LONGEST + 2];
+} CachedStr;
+static CachedStr str_cache[STR_CACHE_SIZE];
+
+static inline CachedStr *
+cache_slot(PyObject *text)
+{
+    return &str_cache[((uintptr_t)text >> 4) & (STR_CACHE_SIZE - 1)];
+}
+
 static int
 enc_str(Buf *b, PyObject *text)
 {
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     if (PyUnicode_IS_ASCII(text)) {
+        CachedStr *slot = NULL;
+        if (n <= STR_CACHE_LONGEST) {
+            slot = cache_slot(text);
+            if (slot->text == text) {
+                if (BUF_RESERVE(b, slot->len) < 0) {
+                    return ENC_ERROR;
+                }
+                memcpy(b->data + b->len, slot->quoted, slot->len);
+                b->len += slot->len;
+                return ENC_OK;
+            }
+        }
         const unsigned char *chars = PyUnicode_1BYTE_DATA(text);
         if (BUF_RESERVE(b, n + 2) < 0) {
             return ENC_ERROR;
         }
-        b->data[b->len++] = '"';
-        Py_ssize_t run = 0;
-        for (Py_ssize_t i = 0; i < n; i++) {
+        char *out = b->data + b->len;
+        *out++ = '"';
+        Py_ssize_t i = 0;
+        for (; i < n; i++) {
+            unsigned char c = chars[i];
+            if (escape_of[c] != 0) {
+                break;
+            }
+            out[i] = (char)c;
+        }
+        if (i == n && slot != NULL) {
+            out[n] = '"';
+            memcpy(slot->quoted, out - 1, (size_t)n + 2);
+            slot->len = (unsigned char)(n + 2);
+            Py_XSETREF(slot->text, Py_NewRef(text)); /* an exact str: its release runs no Python code */
+            b->len += n + 2;
+            return ENC_OK;
+        }
+        b->len += 1 + i;
+        for (; i < n; i++) { /* from the first character to escape on: room checked each time */
             unsigned int c = chars[i];
-            if (escape_of[c] == 0) {
-                continue;
-            }
-            if (i > run) {
-                if (buf_write(b, (const char *)chars + run, i - run) < 0) {
-                    return ENC_ERROR;
-                }
-            }
-            /* the escape, and room for the rest of the string and its quote */
-            if (BUF_RESERVE(b, 6 + (n - i) + 1) < 0) {
+            if (BUF_RESERVE(b, 7) < 0) {
                 return ENC_ERROR;
             }
-            put_escape(b, c);
-            run = i + 1;
-        }
-        if (buf_write(b, (const char *)chars + run, n - run) < 0) {
-            return ENC_ERROR;
+            if (escape_of[c] != 0) {
+                put_escape(b, c);
+            }
+            else {
+                b->data[b->len++] = (char)c;
+            }
         }
         if (BUF_RESERVE(b, 1) < 0) {
             return ENC_ERROR;
@@ -266,8 +305,24 @@ enc_int(Buf *b, PyObject *number)
 
 static int enc_value(Buf *b, PyObject *value, int depth);
 
+/* Where a payload's text holds the values of its top-level "content" and "callId" keys, which
+ * a surface message is cut from (from == -1: no such key). */
+typedef struct {
+    Py_ssize_t content_from, content_to, call_from, call_to;
+    int is_error; /* a tool result's "isError", once the shape check has read it */
+} Spans;
+
+static int
+enc_dict_spans(Buf *b, PyObject *object, int depth, Spans *spans);
+
 static int
 enc_dict(Buf *b, PyObject *object, int depth)
+{
+    return enc_dict_spans(b, object, depth, NULL);
+}
+
+static int
+enc_dict_spans(Buf *b, PyObject *object, int depth, Spans *spans)
 {
     if (depth > MAX_DEPTH) {
         return ENC_UNUSUAL;
@@ -299,9 +354,22 @@ enc_dict(Buf *b, PyObject *object, int depth)
         if (BUF_LITERAL(b, ":") < 0) {
             return ENC_ERROR;
         }
+        Py_ssize_t from = b->len;
         done = enc_value(b, item, depth + 1);
         if (done != ENC_OK) {
             return done;
+        }
+        if (spans != NULL) {
+            Py_ssize_t length = PyUnicode_GET_LENGTH(key);
+            const char *name = (const char *)PyUnicode_1BYTE_DATA(key);
+            if (length == 7 && memcmp(name, "content", 7) == 0) {
+                spans->content_from = from;
+                spans->content_to = b->len;
+            }
+            else if (length == 6 && memcmp(name, "callId", 6) == 0) {
+                spans->call_from = from;
+                spans->call_to = b->len;
+            }
         }
     }
     return BUF_LITERAL(b, "}") < 0 ? ENC_ERROR : ENC_OK;
@@ -357,13 +425,15 @@ enc_value(Buf *b, PyObject *value, int depth)
     return ENC_UNUSUAL;
 }
 
-/* The plain text of ``value`` as new bytes; Py_None (a new reference) when it is not plain. */
+/* The plain text of ``value`` as new bytes; Py_None (a new reference) when it is not plain.
+ * With ``spans``, a top-level object also says where its "content" and "callId" values are. */
 static PyObject *
-plain_bytes(PyObject *value)
+plain_bytes_spans(PyObject *value, Spans *spans)
 {
     Buf b;
     buf_init(&b);
-    int done = enc_value(&b, value, 1);
+    int done = spans != NULL && PyDict_CheckExact(value) ? enc_dict_spans(&b, value, 1, spans)
+                                                          : enc_value(&b, value, 1);
     PyObject *out;
     if (done == ENC_OK) {
         out = PyBytes_FromStringAndSize(b.data, b.len);
@@ -376,6 +446,12 @@ plain_bytes(PyObject *value)
     }
     buf_free(&b);
     return out;
+}
+
+static PyObject *
+plain_bytes(PyObject *value)
+{
+    return plain_bytes_spans(value, NULL);
 }
 
 static PyObject *
@@ -396,13 +472,18 @@ static PyObject *MessageListType = NULL; /* dsh_session.views.MessageList */
 static PyObject *one;
 static PyObject *str_user_message, *str_assistant_message, *str_tool_result;
 static PyObject *str_content, *str_type, *str_call_id, *str_is_error;
+static PyObject *str_append_at, *str_derive_in_python, *str_surface_op, *str_source_event_seqs, *str_type_arg, *str_data_arg;
+
+/* Session's C methods (set at module init; their docstrings by configure). */
+static PyMethodDef *session_method_defs = NULL;
+static PyObject *method_docs[2] = {NULL, NULL}; /* kept alive: the methods' ml_doc point into them */
 
 static PyObject *
 configure(PyObject *module, PyObject *args)
 {
-    PyObject *logged, *surface_types, *append_op, *canonical, *message_list;
-    if (!PyArg_ParseTuple(args, "OO!UO!O:configure", &logged, &PyFrozenSet_Type, &surface_types,
-                          &append_op, &PyLong_Type, &canonical, &message_list)) {
+    PyObject *logged, *surface_types, *append_op, *canonical, *message_list, *append_doc, *derive_doc;
+    if (!PyArg_ParseTuple(args, "OO!UO!OUU:configure", &logged, &PyFrozenSet_Type, &surface_types, &append_op,
+                          &PyLong_Type, &canonical, &message_list, &append_doc, &derive_doc)) {
         return NULL;
     }
     Py_XSETREF(LoggedEventType, Py_NewRef(logged));
@@ -410,6 +491,16 @@ configure(PyObject *module, PyObject *args)
     Py_XSETREF(AppendOp, Py_NewRef(append_op));
     Py_XSETREF(FormCanonical, Py_NewRef(canonical));
     Py_XSETREF(MessageListType, Py_NewRef(message_list));
+    /* Each C method shows its Python twin's signature and docstring. */
+    PyObject *docs[2] = {append_doc, derive_doc};
+    for (int i = 0; i < 2; i++) {
+        PyObject *encoded = PyUnicode_AsUTF8String(docs[i]);
+        if (encoded == NULL) {
+            return NULL;
+        }
+        session_method_defs[i].ml_doc = PyBytes_AS_STRING(encoded);
+        Py_XSETREF(method_docs[i], encoded);
+    }
     Py_RETURN_NONE;
 }
 
@@ -542,7 +633,7 @@ static PyTypeObject SessionCoreType = {
 /* True when ``data`` (a plain value) has the shape a surface event of ``kind`` needs and the
  * kind is one whose message is projected here; false sends the event to the Python path. */
 static int
-plain_shape(PyObject *kind, PyObject *data)
+plain_shape(PyObject *kind, PyObject *data, Spans *spans)
 {
     if (!PyDict_CheckExact(data)) {
         return 0;
@@ -564,57 +655,71 @@ plain_shape(PyObject *kind, PyObject *data)
     if (kind == str_tool_result) {
         PyObject *call = PyDict_GetItemWithError(data, str_call_id);
         PyObject *failed = PyDict_GetItemWithError(data, str_is_error);
+        spans->is_error = failed == Py_True;
         return call != NULL && PyUnicode_CheckExact(call) && (failed == Py_True || failed == Py_False);
     }
     return kind == str_user_message || kind == str_assistant_message;
 }
 
-/* The message a plain, well-shaped payload projects to, as new bytes; Py_None (new) for none. */
+/* Bytes joined from pieces: literals and slices of a payload's text. */
+typedef struct {
+    const char *at;
+    Py_ssize_t len;
+} Piece;
+
 static PyObject *
-plain_message(PyObject *kind, PyObject *data)
+joined(const Piece *pieces, int count)
 {
-    PyObject *content = PyDict_GetItemWithError(data, str_content);
-    Buf b;
-    buf_init(&b);
-    int done;
-    if (kind == str_assistant_message && PyList_GET_SIZE(content) == 0) {
-        return Py_NewRef(Py_None);
+    Py_ssize_t size = 0;
+    for (int i = 0; i < count; i++) {
+        size += pieces[i].len;
     }
-    if (kind == str_tool_result) {
-        PyObject *call = PyDict_GetItemWithError(data, str_call_id);
-        PyObject *failed = PyDict_GetItemWithError(data, str_is_error);
-        done = BUF_LITERAL(&b, "{\"role\":\"user\",\"content\":[{\"type\":\"tool-result\",\"toolCallId\":") < 0
-                   ? ENC_ERROR
-                   : enc_str(&b, call);
-        if (done == ENC_OK) {
-            done = BUF_LITERAL(&b, ",\"content\":") < 0 ? ENC_ERROR : enc_value(&b, content, 2);
-        }
-        if (done == ENC_OK) {
-            done = (failed == Py_True ? BUF_LITERAL(&b, ",\"isError\":true}]}")
-                                      : BUF_LITERAL(&b, ",\"isError\":false}]}")) < 0
-                       ? ENC_ERROR
-                       : ENC_OK;
-        }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, size);
+    if (out == NULL) {
+        return NULL;
     }
-    else {
-        done = (kind == str_user_message ? BUF_LITERAL(&b, "{\"role\":\"user\",\"content\":")
-                                         : BUF_LITERAL(&b, "{\"role\":\"assistant\",\"content\":")) < 0
-                   ? ENC_ERROR
-                   : enc_value(&b, content, 2);
-        if (done == ENC_OK) {
-            done = BUF_LITERAL(&b, "}") < 0 ? ENC_ERROR : ENC_OK;
-        }
+    char *into = PyBytes_AS_STRING(out);
+    for (int i = 0; i < count; i++) {
+        memcpy(into, pieces[i].at, (size_t)pieces[i].len);
+        into += pieces[i].len;
     }
-    PyObject *out = NULL;
-    if (done == ENC_OK) {
-        out = PyBytes_FromStringAndSize(b.data, b.len);
-    }
-    else if (done == ENC_UNUSUAL) {
-        /* cannot happen: the payload it is cut from is plain */
-        PyErr_SetString(PyExc_SystemError, "a plain payload's message is not plain");
-    }
-    buf_free(&b);
     return out;
+}
+
+#define PIECE(text) {(text), (Py_ssize_t)(sizeof(text) - 1)}
+
+/* The message a plain, well-shaped payload projects to, as new bytes (Py_None, new, for none),
+ * cut from the payload's canonical ``text``: its "content" (and "callId") values are already
+ * written there as the message writes them. */
+static PyObject *
+plain_message(PyObject *kind, PyObject *text, const Spans *spans)
+{
+    const char *payload = PyBytes_AS_STRING(text);
+    Piece content = {payload + spans->content_from, spans->content_to - spans->content_from};
+    if (kind == str_tool_result) {
+        Piece call = {payload + spans->call_from, spans->call_to - spans->call_from};
+        Piece parts[] = {
+            PIECE("{\"role\":\"user\",\"content\":[{\"type\":\"tool-result\",\"toolCallId\":"),
+            call,
+            PIECE(",\"content\":"),
+            content,
+            PIECE(",\"isError\":"),
+            {NULL, 0},
+            PIECE("}]}"),
+        };
+        /* the payload's "isError" is true or false: the shape check saw to it */
+        parts[5] = spans->is_error ? (Piece)PIECE("true") : (Piece)PIECE("false");
+        return joined(parts, 7);
+    }
+    if (kind == str_assistant_message) {
+        if (content.len == 2) { /* "[]": an empty assistant message has no message */
+            return Py_NewRef(Py_None);
+        }
+        Piece parts[] = {PIECE("{\"role\":\"assistant\",\"content\":"), content, PIECE("}")};
+        return joined(parts, 3);
+    }
+    Piece parts[] = {PIECE("{\"role\":\"user\",\"content\":"), content, PIECE("}")};
+    return joined(parts, 3);
 }
 
 /* The provenance as a new tuple when it is the common case -- distinct ints naming earlier
@@ -751,11 +856,13 @@ read_time(SessionCore *self)
     return time;
 }
 
-/* A tuple holding ``time``: the fast path declines, and the Python path goes on from this time. */
+/* The fast path declines: the Python path, ``Session._append_at``, admits the event from the
+ * time read for it (and words any refusal). Steals ``time``. */
 static PyObject *
-declined(PyObject *time)
+decline(SessionCore *self, PyObject *time, PyObject *kind, PyObject *data, PyObject *op, PyObject *refs)
 {
-    PyObject *out = PyTuple_Pack(1, time);
+    PyObject *call[6] = {(PyObject *)self, time, kind, data, op, refs};
+    PyObject *out = PyObject_VectorcallMethod(str_append_at, call, 6, NULL);
     Py_DECREF(time);
     return out;
 }
@@ -788,29 +895,20 @@ call_hook(SessionCore *self, PyObject *event)
     return event;
 }
 
-/* fast_append(session, type, data, surface_op, source_event_seqs): the appended event, or a
- * 1-tuple holding the time read for it when the Python path must take the event from there. */
+/* Session.append: the event admitted and appended -- here when it is one of the common cases,
+ * else by the Python path (decline). ``given`` is the type as the caller gave it. */
 static PyObject *
-fast_append(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+append_event(SessionCore *self, PyObject *given, PyObject *data, PyObject *op, PyObject *raw_refs)
 {
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "fast_append takes 5 arguments");
-        return NULL;
-    }
-    if (!PyObject_TypeCheck(args[0], &SessionCoreType)) {
-        PyErr_SetString(PyExc_TypeError, "fast_append needs a SessionCore");
-        return NULL;
-    }
     if (LoggedEventType == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "dsh_session._speedups is not configured");
         return NULL;
     }
-    SessionCore *self = (SessionCore *)args[0];
-    PyObject *kind = args[1], *data = args[2], *op = args[3], *raw_refs = args[4];
     if (self->clock == NULL) {
         PyErr_SetString(PyExc_AttributeError, "_clock");
         return NULL;
     }
+    PyObject *kind = given;
     PyObject *time = read_time(self);
     if (time == NULL) {
         return NULL;
@@ -820,7 +918,7 @@ fast_append(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (self->trace != Py_None || log == NULL || !PyList_CheckExact(log) || surface == NULL ||
         !PyObject_TypeCheck((PyObject *)surface, &SurfaceCoreType) || surface->folded != Py_None ||
         !PyUnicode_CheckExact(kind) || PyUnicode_GET_LENGTH(kind) == 0 || !safe_int(time)) {
-        return declined(time);
+        return decline(self, time, given, data, op, raw_refs);
     }
     int on_surface = PySet_Contains(SurfaceTypes, kind);
     if (on_surface < 0) {
@@ -828,7 +926,7 @@ fast_append(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     if (!on_surface && (op != Py_None || raw_refs != Py_None)) {
-        return declined(time);
+        return decline(self, time, given, data, op, raw_refs);
     }
     if (on_surface) {
         if (op == Py_None || !PyUnicode_CheckExact(op) || PyUnicode_Compare(op, AppendOp) != 0 ||
@@ -840,7 +938,7 @@ fast_append(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 Py_DECREF(time);
                 return NULL;
             }
-            return declined(time);
+            return decline(self, time, given, data, op, raw_refs);
         }
         if (PyUnicode_CheckExact(kind)) {
             /* the projection below compares kinds by identity: use the interned names */
@@ -854,18 +952,19 @@ fast_append(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 kind = str_tool_result;
             }
             else {
-                return declined(time); /* context and steering messages: the Python path */
+                return decline(self, time, given, data, op, raw_refs); /* context and steering messages: the Python path */
             }
         }
     }
-    PyObject *text = plain_bytes(data);
+    Spans spans = {-1, -1, -1, -1, 0};
+    PyObject *text = on_surface ? plain_bytes_spans(data, &spans) : plain_bytes(data);
     if (text == NULL) {
         Py_DECREF(time);
         return NULL;
     }
     if (text == Py_None) {
         Py_DECREF(text);
-        return declined(time);
+        return decline(self, time, given, data, op, raw_refs);
     }
     Py_ssize_t at = PyList_GET_SIZE(log);
     PyObject *seq = PyLong_FromSsize_t(at);
@@ -876,7 +975,7 @@ fast_append(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     PyObject *event;
     if (!on_surface) {
-        PyObject *fields[4] = {args[1], seq, time, text};
+        PyObject *fields[4] = {given, seq, time, text};
         event = PyObject_Vectorcall(LoggedEventType, fields, 4, NULL);
         Py_DECREF(seq);
         Py_DECREF(text);
@@ -888,11 +987,11 @@ fast_append(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return call_hook(self, event);
     }
     PyObject *refs = raw_refs == Py_None ? Py_NewRef(Py_None) : plain_provenance(raw_refs, at);
-    int shaped = refs == NULL ? -1 : (raw_refs != Py_None && refs == Py_None) ? 0 : plain_shape(kind, data);
+    int shaped = refs == NULL ? -1 : (raw_refs != Py_None && refs == Py_None) ? 0 : plain_shape(kind, data, &spans);
     if (shaped == 0 && PyErr_Occurred()) {
         shaped = -1;
     }
-    PyObject *message = shaped == 1 ? plain_message(kind, data) : NULL;
+    PyObject *message = shaped == 1 ? plain_message(kind, text, &spans) : NULL;
     if (shaped < 0 || (shaped == 1 && message == NULL)) {
         Py_XDECREF(refs);
         Py_DECREF(seq);
@@ -904,9 +1003,9 @@ fast_append(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         Py_XDECREF(refs);
         Py_DECREF(seq);
         Py_DECREF(text);
-        return declined(time);
+        return decline(self, time, given, data, op, raw_refs);
     }
-    PyObject *fields[8] = {args[1], seq, time, text, refs, AppendOp, Py_None, FormCanonical};
+    PyObject *fields[8] = {given, seq, time, text, refs, AppendOp, Py_None, FormCanonical};
     event = PyObject_Vectorcall(LoggedEventType, fields, 8, NULL);
     Py_DECREF(refs);
     Py_DECREF(text);
@@ -937,31 +1036,31 @@ fast_append(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 /* ------------------------------------------------------------------------ */
 /* The derived history.                                                        */
 
-/* fast_derive(session): Session.derive_messages' result when every node it would add is
- * projected already and no replace happened since the last call; None (the Python path
- * decides) otherwise. */
+/* Session.derive_messages: here when every node it adds is projected already and no replace
+ * happened since the last call, else the Python path (``_python_derive_messages``). */
 static PyObject *
-fast_derive(PyObject *module, PyObject *arg)
+derive_in_python(SessionCore *self)
 {
-    if (!PyObject_TypeCheck(arg, &SessionCoreType)) {
-        PyErr_SetString(PyExc_TypeError, "fast_derive needs a SessionCore");
-        return NULL;
-    }
-    SessionCore *self = (SessionCore *)arg;
+    return PyObject_CallMethodNoArgs((PyObject *)self, str_derive_in_python);
+}
+
+static PyObject *
+session_derive_messages(SessionCore *self, PyObject *unused)
+{
     SurfaceCore *surface = (SurfaceCore *)self->surface;
     if (surface == NULL || !PyObject_TypeCheck((PyObject *)surface, &SurfaceCoreType) ||
         surface->folded != Py_None || surface->generation == NULL || self->derived_generation == NULL ||
         self->messages == NULL || !PyList_CheckExact(self->messages) || self->derived_last == NULL ||
         surface->next == NULL || !PyDict_CheckExact(surface->next) || surface->messages == NULL ||
         !PyDict_CheckExact(surface->messages) || surface->head == NULL || MessageListType == NULL) {
-        Py_RETURN_NONE;
+        return derive_in_python(self);
     }
     int same = PyObject_RichCompareBool(surface->generation, self->derived_generation, Py_EQ);
     if (same <= 0) {
         if (same < 0) {
             return NULL;
         }
-        Py_RETURN_NONE;
+        return derive_in_python(self);
     }
     PyObject *last = self->derived_last;
     PyObject *seq;
@@ -974,7 +1073,7 @@ fast_derive(PyObject *module, PyObject *arg)
             if (PyErr_Occurred()) {
                 return NULL;
             }
-            Py_RETURN_NONE;
+            return derive_in_python(self);
         }
     }
     /* First make sure every node to add has its message, so that nothing changes on a decline. */
@@ -985,14 +1084,14 @@ fast_derive(PyObject *module, PyObject *arg)
             if (PyErr_Occurred()) {
                 return NULL;
             }
-            Py_RETURN_NONE;
+            return derive_in_python(self);
         }
         probe = PyDict_GetItemWithError(surface->next, probe);
         if (probe == NULL) {
             if (PyErr_Occurred()) {
                 return NULL;
             }
-            Py_RETURN_NONE;
+            return derive_in_python(self);
         }
     }
     PyObject *messages = self->messages;
@@ -1012,6 +1111,70 @@ fast_derive(PyObject *module, PyObject *arg)
     return PyObject_CallOneArg(MessageListType, messages);
 }
 
+/* The arguments of Session.append: (type, data, *, surface_op=None, source_event_seqs=None),
+ * refused as Python refuses a call that does not fit them. */
+static PyObject *
+session_append(SessionCore *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *given[2] = {NULL, NULL};
+    PyObject *op = Py_None, *refs = Py_None;
+    if (nargs > 2) {
+        PyErr_Format(PyExc_TypeError, "Session.append() takes 3 positional arguments but %zd were given",
+                     nargs + 1);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        given[i] = args[i];
+    }
+    Py_ssize_t named = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t i = 0; i < named; i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
+        PyObject *value = args[nargs + i];
+        if (name == str_surface_op || PyUnicode_Compare(name, str_surface_op) == 0) {
+            op = value;
+        }
+        else if (name == str_source_event_seqs || PyUnicode_Compare(name, str_source_event_seqs) == 0) {
+            refs = value;
+        }
+        else {
+            int which = PyUnicode_Compare(name, str_type_arg) == 0   ? 0
+                        : PyUnicode_Compare(name, str_data_arg) == 0 ? 1
+                                                                     : -1;
+            if (PyErr_Occurred()) {
+                return NULL;
+            }
+            if (which < 0) {
+                PyErr_Format(PyExc_TypeError, "Session.append() got an unexpected keyword argument '%U'", name);
+                return NULL;
+            }
+            if (given[which] != NULL) {
+                PyErr_Format(PyExc_TypeError, "Session.append() got multiple values for argument '%U'", name);
+                return NULL;
+            }
+            given[which] = value;
+        }
+    }
+    if (given[0] == NULL || given[1] == NULL) {
+        if (given[0] == NULL && given[1] == NULL) {
+            PyErr_SetString(PyExc_TypeError,
+                            "Session.append() missing 2 required positional arguments: 'type' and 'data'");
+        }
+        else {
+            PyErr_Format(PyExc_TypeError, "Session.append() missing 1 required positional argument: '%s'",
+                         given[0] == NULL ? "type" : "data");
+        }
+        return NULL;
+    }
+    return append_event(self, given[0], given[1], op, refs);
+}
+
+/* The docstrings are the Python methods' own, handed over by configure. */
+static PyMethodDef session_methods[] = {
+    {"append", (PyCFunction)(void (*)(void))session_append, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"derive_messages", (PyCFunction)session_derive_messages, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
 /* ------------------------------------------------------------------------ */
 
 static PyMethodDef speedups_methods[] = {
@@ -1020,10 +1183,6 @@ static PyMethodDef speedups_methods[] = {
                "or None when the careful pass must decide.")},
     {"configure", (PyCFunction)configure, METH_VARARGS,
      PyDoc_STR("configure(LoggedEvent, SURFACE_TYPES, APPEND, CANONICAL, MessageList)")},
-    {"fast_append", (PyCFunction)(void (*)(void))fast_append, METH_FASTCALL,
-     PyDoc_STR("fast_append(session, type, data, surface_op, source_event_seqs) -> event | (time,)")},
-    {"fast_derive", (PyCFunction)fast_derive, METH_O,
-     PyDoc_STR("fast_derive(session) -> MessageList | None")},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1054,9 +1213,14 @@ PyInit__speedups(void)
         intern(&str_assistant_message, "assistant/message") < 0 ||
         intern(&str_tool_result, "tool/result") < 0 || intern(&str_content, "content") < 0 ||
         intern(&str_type, "type") < 0 || intern(&str_call_id, "callId") < 0 ||
-        intern(&str_is_error, "isError") < 0) {
+        intern(&str_is_error, "isError") < 0 || intern(&str_append_at, "_append_at") < 0 ||
+        intern(&str_derive_in_python, "_python_derive_messages") < 0 ||
+        intern(&str_surface_op, "surface_op") < 0 || intern(&str_source_event_seqs, "source_event_seqs") < 0 ||
+        intern(&str_type_arg, "type") < 0 || intern(&str_data_arg, "data") < 0) {
         return NULL;
     }
+    SessionCoreType.tp_methods = session_methods;
+    session_method_defs = session_methods;
     if (PyType_Ready(&SurfaceCoreType) < 0 || PyType_Ready(&SessionCoreType) < 0) {
         return NULL;
     }

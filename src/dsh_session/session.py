@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time as _time
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsh_session import _accel, _admission
 from dsh_session._admission import MISSING
@@ -144,14 +144,15 @@ class Session(_accel.SessionCore):
         are copied, so changing them afterwards changes nothing here.
         """
         clock = self._clock
-        fast = _fast_append
-        if fast is not None:
-            done = fast(self, type, data, surface_op, source_event_seqs)
-            if done.__class__ is not tuple:
-                return done  # type: ignore[no-any-return]  # admitted, folded and hooked in C
-            time = done[0]  # the C path declined: admit it here, from the time it read
-        else:
-            time = _time_ns() // 1_000_000 if clock is None else clock()
+        time = _time_ns() // 1_000_000 if clock is None else clock()
+        return self._append_at(time, type, data, surface_op, source_event_seqs)
+
+    def _append_at(
+        self, time: Any, type: Any, data: Any, surface_op: Any, source_event_seqs: Any
+    ) -> LoggedEvent:
+        """:meth:`append` of an event whose time has been read: the C ``append`` goes on here
+        for every event it leaves to the Python code."""
+        clock = self._clock
         if time == self._last_time and time.__class__ is int:
             time = self._last_time  # one int object for the events of a millisecond
         elif time.__class__ is int:
@@ -245,11 +246,6 @@ class Session(_accel.SessionCore):
         Costs O(nodes new since the last call) while no replace happened; after a
         replace it re-links the cached messages without projecting them again.
         """
-        fast = _fast_derive
-        if fast is not None:
-            derived = fast(self)
-            if derived is not None:
-                return derived  # type: ignore[no-any-return]  # nothing new to project
         surface = self._surface
         surface.sync()
         generation = surface._generation
@@ -319,10 +315,22 @@ class Session(_accel.SessionCore):
 #: Marks a surface node whose message has not been projected yet.
 _UNPROJECTED: Any = object()
 
-_accel.configure(LoggedEvent, SURFACE_TYPES, APPEND, CANONICAL, MessageList)
-#: The C fast paths (``None``: Python alone); module globals, so a test can turn them off.
-_fast_append = _accel.fast_append
-_fast_derive = _accel.fast_derive
+if _accel.ACCELERATED and not TYPE_CHECKING:
+    # ``append`` and ``derive_messages`` are then the C methods of the base: they do the same
+    # work, and go on in ``_append_at`` and ``_python_derive_messages`` for what they leave to
+    # Python. The Python methods stay, for the tests that compare the two.
+    Session._python_append = Session.append
+    Session._python_derive_messages = Session.derive_messages
+    del Session.append, Session.derive_messages
+    _accel.configure(
+        LoggedEvent,
+        SURFACE_TYPES,
+        APPEND,
+        CANONICAL,
+        MessageList,
+        _accel.method_doc("append", Session._python_append),
+        _accel.method_doc("derive_messages", Session._python_derive_messages),
+    )
 
 
 def _op(surface_op: object) -> object:
