@@ -56,8 +56,8 @@ C_MUTANTS = (
     CMutant(
         "c-duplicate-provenance",
         "a surface append's provenance may name one seq twice",
-        "if (seen[j] == value) {",
-        "if (seen[j] == value && 0) {",
+        "if (set->sorted[i] == set->sorted[i - 1]) {",
+        "if (set->sorted[i] == set->sorted[i - 1] && 0) {",
     ),
     CMutant(
         "c-no-prev-link",
@@ -68,15 +68,26 @@ C_MUTANTS = (
     CMutant(
         "c-derive-across-a-replace",
         "the derived history is extended from its cache after a replace",
-        "if (same <= 0) {\n        if (same < 0) {\n            return NULL;\n        }\n"
-        "        Py_RETURN_NONE;\n    }",
-        "if (same < 0) {\n        return NULL;\n    }",
+        "int same = PyObject_RichCompareBool(surface->generation, self->derived_generation, Py_EQ);",
+        "int same = 1;",
+    ),
+    CMutant(
+        "c-replace-without-coverage",
+        "a replace is admitted whatever its provenance names",
+        "int covered = covers(&set, span);",
+        "int covered = 1;",
+    ),
+    CMutant(
+        "c-replace-keeps-generation",
+        "a replace folded in C leaves the replace generation as it was",
+        "PyObject *generation = PyNumber_Add(surface->generation, one);",
+        "PyObject *generation = Py_NewRef(surface->generation);",
     ),
     CMutant(
         "c-tool-result-error-flag",
         "a tool result's message always says isError false",
-        'done = (failed == Py_True ? BUF_LITERAL(&b, ",\\"isError\\":true}]}")',
-        'done = (0 ? BUF_LITERAL(&b, ",\\"isError\\":true}]}")',
+        'parts[5] = spans->is_error ? (Piece)PIECE("true") : (Piece)PIECE("false");',
+        'parts[5] = (Piece)PIECE("false");',
     ),
 )
 

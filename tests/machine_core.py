@@ -694,11 +694,13 @@ class CoreMachine(RuleBasedStateMachine):
         order = self.order
         seq = len(self.log)
         kind = data.draw(st.sampled_from(S.SURFACE_KINDS))
-        payload = (
-            data.draw(S.payloads(kind))
-            if data.draw(st.integers(0, 15))
-            else data.draw(S.broken_payloads(kind))
-        )
+        roll = data.draw(st.integers(0, 15))
+        if roll == 0:
+            payload = data.draw(S.broken_payloads(kind))
+        elif roll <= 5:  # plain, as a compaction's summary: the C fast path's to admit or refuse
+            payload = S.plain_payload(kind, f"summary at {seq}")
+        else:
+            payload = data.draw(S.payloads(kind))
         shape = data.draw(st.integers(0, 11)) if order else data.draw(st.integers(6, 11))
         cover: list[int] = []
         start: Any

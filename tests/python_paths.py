@@ -22,16 +22,20 @@ PYTHON_METHODS = (("append", "_python_append"), ("derive_messages", "_python_der
 
 @contextmanager
 def python_paths() -> Iterator[None]:
-    """Within the block, the library runs its Python code only (the C state classes stay)."""
+    """Within the block, the library runs its Python code only (the C state classes stay).
+    Blocks nest: each puts back what it found."""
     saved_plain = json_value._plain
-    swapped = [name for name, python in PYTHON_METHODS if hasattr(Session, python)]
+    found = {name: Session.__dict__.get(name) for name, _ in PYTHON_METHODS}
     json_value._plain = None
     for name, python in PYTHON_METHODS:
-        if name in swapped:
+        if hasattr(Session, python):
             setattr(Session, name, getattr(Session, python))
     try:
         yield
     finally:
         json_value._plain = saved_plain
-        for name in swapped:
-            delattr(Session, name)  # the C method of the base answers again
+        for name, _ in PYTHON_METHODS:
+            if found[name] is not None:
+                setattr(Session, name, found[name])
+            elif name in Session.__dict__:
+                delattr(Session, name)  # the C method of the base answers again

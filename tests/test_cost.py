@@ -119,7 +119,14 @@ def test_a_replace_of_more_nodes_costs_more() -> None:
 
 @contextmanager
 def projections() -> Iterator[list[int]]:
-    """The seqs of the events the session projects to messages, in order."""
+    """The seqs of the events the session projects to messages, in order (in the Python code,
+    which projects through ``message_text``; the C fast paths are off within)."""
+    with python_paths(), _counted() as seen:
+        yield seen
+
+
+@contextmanager
+def _counted() -> Iterator[list[int]]:
     seen: list[int] = []
     original = session_module.message_text  # type: ignore[attr-defined]
 

@@ -206,8 +206,18 @@ def _appends(draw: st.DrawFn) -> Op:
     return ("append", (kind, data, op, refs))
 
 
+#: A replace of a real range of the surface as it stands, as a compaction writes one: where it
+#: starts and how wide it is (fractions of the surface), the op's form, the provenance's order.
+_compactions = st.tuples(
+    st.floats(0, 1),
+    st.floats(0, 1),
+    st.sampled_from(["dict", "Replace"]),
+    st.sampled_from(["in order", "reversed", "extra"]),
+).map(lambda drawn: ("compact", drawn))
+
 _ops = st.lists(
     _appends()
+    | _compactions
     | st.just(("derive", None))
     | st.just(("invalidate", None))
     | st.just(("hook", None))
@@ -276,6 +286,22 @@ def _apply(session: Session, op: Op, hook: _Hook) -> Any:
         return _outcome(
             session, lambda: append(session, kind, data, surface_op=surface_op, source_event_seqs=refs)
         )
+    if name == "compact":
+        at, width, form, order = args
+        surface = session.surface.seqs()
+        if not surface:
+            return None
+        first = min(int(at * len(surface)), len(surface) - 1)
+        last = min(first + int(width * (len(surface) - first)), len(surface) - 1)
+        shadowed = surface[first : last + 1]
+        start, end = surface[first], surface[last]
+        op: Any = Replace(start, end) if form == "Replace" else {"op": "replace", "start": start, "end": end}
+        refs = shadowed[::-1] if order == "reversed" else shadowed + [0] if order == "extra" else shadowed
+        summary = {
+            "content": [{"type": "text", "text": f"summary of {len(shadowed)}"}],
+            "source": {"kind": "user"},
+        }
+        return _apply(session, ("append", ("user/message", summary, op, list(dict.fromkeys(refs)))), hook)
     if name == "derive":
         return _outcome(session, session.derive_messages)
     if name == "invalidate":
@@ -316,22 +342,34 @@ def test_a_session_with_the_c_paths_does_what_the_python_code_does(
 
 @needs_c
 def test_the_c_paths_take_the_common_events() -> None:
-    """A control for the comparison above: the W1-like events do take the C path (the Python
-    admission is never reached), so the comparison compares two different codes."""
+    """A control for the comparison above: the W1-like events -- log-only events, surface
+    appends with and without provenance, a compaction's replace, the derives after each --
+    never reach the Python code, so the comparison compares two different codes."""
     session = B.users(3)
+    session.derive_messages()
     reached: list[object] = []
-    original = _admission.admit
+    python_append, python_derive = Session._append_at, Session._python_derive_messages  # type: ignore[attr-defined]
 
-    def admit(*args: Any, **kwargs: Any) -> Any:
-        reached.append(args[2])
-        return original(*args, **kwargs)
+    def append_at(self: Session, time: Any, kind: Any, *rest: Any) -> Any:
+        reached.append(kind)
+        return python_append(self, time, kind, *rest)
+
+    def derive(self: Session) -> Any:
+        reached.append("derive")
+        return python_derive(self)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_admission, "admit", admit)
+        patch.setattr(Session, "_append_at", append_at)
+        patch.setattr(Session, "_python_derive_messages", derive)
         session.append("turn/start", B.turn_start())
         session.append("user/message", B.user("x"), surface_op="append")
         session.append("tool/result", B.tool_result(), surface_op="append", source_event_seqs=[0, 1])
         session.append("assistant/message", B.assistant(B.text("a")), surface_op="append")
+        session.derive_messages()
+        session.append("user/message", B.user("sum"), surface_op=B.replace(1, 4), source_event_seqs=[4, 2, 1])
+        session.append("user/message", B.user("sum"), surface_op=Replace(0, 7), source_event_seqs=[0, 7])
+        assert [node.seq for node in session.surface.nodes] == [8, 5, 6]
+        assert len(session.derive_messages()) == 3
         assert reached == []
         session.append("context/message", B.context(), surface_op="append")  # declined: Python's
         assert reached == ["context/message"]

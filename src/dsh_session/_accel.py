@@ -101,9 +101,12 @@ def configure(
     append: str,
     canonical: int,
     views: type,
+    replace: type,
     append_doc: str,
     derive_doc: str,
 ) -> None:
     """Hand the C code the objects it builds events and histories from, and its methods' docs."""
     if _speedups is not None:
-        _speedups.configure(logged_event, surface_types, append, canonical, views, append_doc, derive_doc)
+        _speedups.configure(
+            logged_event, surface_types, append, canonical, views, replace, append_doc, derive_doc
+        )

@@ -468,10 +468,11 @@ static PyObject *SurfaceTypes = NULL;    /* dsh_session.event.SURFACE_TYPES, a f
 static PyObject *AppendOp = NULL;        /* dsh_session.event.APPEND, the "append" the log holds */
 static PyObject *FormCanonical = NULL;   /* json_value.CANONICAL, the int 0 */
 static PyObject *MessageListType = NULL; /* dsh_session.views.MessageList */
+static PyObject *ReplaceType = NULL;     /* dsh_session.event.Replace */
 
 static PyObject *one;
 static PyObject *str_user_message, *str_assistant_message, *str_tool_result;
-static PyObject *str_content, *str_type, *str_call_id, *str_is_error;
+static PyObject *str_content, *str_type, *str_call_id, *str_is_error, *str_op, *str_replace, *str_start, *str_end;
 static PyObject *str_append_at, *str_derive_in_python, *str_surface_op, *str_source_event_seqs, *str_type_arg, *str_data_arg;
 
 /* Session's C methods (set at module init; their docstrings by configure). */
@@ -481,11 +482,12 @@ static PyObject *method_docs[2] = {NULL, NULL}; /* kept alive: the methods' ml_d
 static PyObject *
 configure(PyObject *module, PyObject *args)
 {
-    PyObject *logged, *surface_types, *append_op, *canonical, *message_list, *append_doc, *derive_doc;
-    if (!PyArg_ParseTuple(args, "OO!UO!OUU:configure", &logged, &PyFrozenSet_Type, &surface_types, &append_op,
-                          &PyLong_Type, &canonical, &message_list, &append_doc, &derive_doc)) {
+    PyObject *logged, *surface_types, *append_op, *canonical, *message_list, *replace, *append_doc, *derive_doc;
+    if (!PyArg_ParseTuple(args, "OO!UO!OOUU:configure", &logged, &PyFrozenSet_Type, &surface_types, &append_op,
+                          &PyLong_Type, &canonical, &message_list, &replace, &append_doc, &derive_doc)) {
         return NULL;
     }
+    Py_XSETREF(ReplaceType, Py_NewRef(replace));
     Py_XSETREF(LoggedEventType, Py_NewRef(logged));
     Py_XSETREF(SurfaceTypes, Py_NewRef(surface_types));
     Py_XSETREF(AppendOp, Py_NewRef(append_op));
@@ -722,20 +724,87 @@ plain_message(PyObject *kind, PyObject *text, const Spans *spans)
     return joined(parts, 3);
 }
 
-/* The provenance as a new tuple when it is the common case -- distinct ints naming earlier
- * events -- else Py_None (new); NULL on error. */
-static PyObject *
-plain_provenance(PyObject *raw, Py_ssize_t seq)
+/* A provenance's seqs, sorted: for the duplicate check and a replace's coverage check. */
+typedef struct {
+    long long *sorted;
+    Py_ssize_t n;
+    long long small[64];
+} RefSet;
+
+static void
+refset_free(RefSet *set)
 {
+    if (set->sorted != set->small) {
+        PyMem_Free(set->sorted);
+    }
+    set->sorted = set->small;
+}
+
+static int
+compare_seqs(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+static void
+sort_seqs(long long *seqs, Py_ssize_t n)
+{
+    if (n > 16) {
+        qsort(seqs, (size_t)n, sizeof(long long), compare_seqs);
+        return;
+    }
+    for (Py_ssize_t i = 1; i < n; i++) { /* insertion sort: a few seqs, the common case */
+        long long value = seqs[i];
+        Py_ssize_t j = i;
+        while (j > 0 && seqs[j - 1] > value) {
+            seqs[j] = seqs[j - 1];
+            j--;
+        }
+        seqs[j] = value;
+    }
+}
+
+static int
+refset_has(const RefSet *set, long long value)
+{
+    Py_ssize_t low = 0, high = set->n;
+    while (low < high) {
+        Py_ssize_t mid = low + (high - low) / 2;
+        if (set->sorted[mid] < value) {
+            low = mid + 1;
+        }
+        else {
+            high = mid;
+        }
+    }
+    return low < set->n && set->sorted[low] == value;
+}
+
+/* The provenance as a new tuple when it is the common case -- a list or tuple of distinct
+ * ints naming earlier events -- with its seqs sorted into ``set``; else Py_None (new); NULL
+ * on error. ``set`` is to be freed in every case. */
+static PyObject *
+plain_provenance(PyObject *raw, Py_ssize_t seq, RefSet *set)
+{
+    set->sorted = set->small;
+    set->n = 0;
     if (!PyList_CheckExact(raw) && !PyTuple_CheckExact(raw)) {
         return Py_NewRef(Py_None);
     }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(raw);
-    if (n == 0 || n > 64) {
+    if (n == 0) {
         return Py_NewRef(Py_None);
     }
+    if (n > (Py_ssize_t)(sizeof(set->small) / sizeof(set->small[0]))) {
+        set->sorted = PyMem_Malloc((size_t)n * sizeof(long long));
+        if (set->sorted == NULL) {
+            set->sorted = set->small;
+            PyErr_NoMemory();
+            return NULL;
+        }
+    }
     PyObject **items = PySequence_Fast_ITEMS(raw);
-    long long seen[64];
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *ref = items[i];
         if (!PyLong_CheckExact(ref)) {
@@ -749,13 +818,15 @@ plain_provenance(PyObject *raw, Py_ssize_t seq)
         if (overflow != 0 || value < 0 || value >= (long long)seq) {
             return Py_NewRef(Py_None);
         }
-        for (Py_ssize_t j = 0; j < i; j++) {
-            if (seen[j] == value) {
-                return Py_NewRef(Py_None);
-            }
-        }
-        seen[i] = value;
+        set->sorted[i] = value;
     }
+    sort_seqs(set->sorted, n);
+    for (Py_ssize_t i = 1; i < n; i++) {
+        if (set->sorted[i] == set->sorted[i - 1]) {
+            return Py_NewRef(Py_None); /* a seq named twice */
+        }
+    }
+    set->n = n;
     PyObject *refs = PyTuple_New(n);
     if (refs == NULL) {
         return NULL;
@@ -764,6 +835,152 @@ plain_provenance(PyObject *raw, Py_ssize_t seq)
         PyTuple_SET_ITEM(refs, i, Py_NewRef(items[i]));
     }
     return refs;
+}
+
+/* A replace's endpoints, borrowed, when ``op`` is a Replace or an exact dict
+ * {"op": "replace", "start": s, "end": e} whose ends are safe ints; else 0. */
+static int safe_int(PyObject *value);
+
+static int
+replace_ends(PyObject *op, PyObject **start, PyObject **end)
+{
+    if ((PyObject *)Py_TYPE(op) == ReplaceType && PyTuple_GET_SIZE(op) == 2) {
+        *start = PyTuple_GET_ITEM(op, 0);
+        *end = PyTuple_GET_ITEM(op, 1);
+    }
+    else if (PyDict_CheckExact(op) && PyDict_GET_SIZE(op) == 3) {
+        PyObject *name = PyDict_GetItemWithError(op, str_op);
+        if (name == NULL || !PyUnicode_CheckExact(name) || PyUnicode_Compare(name, str_replace) != 0) {
+            return 0;
+        }
+        *start = PyDict_GetItemWithError(op, str_start);
+        *end = PyDict_GetItemWithError(op, str_end);
+        if (*start == NULL || *end == NULL) {
+            return 0;
+        }
+    }
+    else {
+        return 0;
+    }
+    return safe_int(*start) && safe_int(*end);
+}
+
+/* The seqs a replace of start..end shadows, head to tail, as a new list, when both ends are
+ * on the surface in that order; else Py_None (new); NULL on error (SurfaceManager._span). */
+static PyObject *
+shadowed_span(SurfaceCore *surface, PyObject *start, PyObject *end)
+{
+    PyObject *first = PyDict_GetItemWithError(surface->rank, start);
+    PyObject *last = first == NULL ? NULL : PyDict_GetItemWithError(surface->rank, end);
+    if (last == NULL) {
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+    }
+    int after = PyObject_RichCompareBool(first, last, Py_GT);
+    if (after != 0) {
+        return after < 0 ? NULL : Py_NewRef(Py_None);
+    }
+    PyObject *span = PyList_New(0);
+    if (span == NULL) {
+        return NULL;
+    }
+    PyObject *seq = start;
+    while (1) {
+        if (PyList_Append(span, seq) < 0) {
+            Py_DECREF(span);
+            return NULL;
+        }
+        int done = PyObject_RichCompareBool(seq, end, Py_EQ);
+        if (done != 0) {
+            if (done < 0) {
+                Py_DECREF(span);
+                return NULL;
+            }
+            return span;
+        }
+        seq = PyDict_GetItemWithError(surface->next, seq);
+        if (seq == NULL || seq == Py_None) { /* cannot be: the ranks say end follows start */
+            Py_DECREF(span);
+            if (!PyErr_Occurred()) {
+                PyErr_SetString(PyExc_SystemError, "the surface's links do not reach a replace's end");
+            }
+            return NULL;
+        }
+    }
+}
+
+/* True when every seq of ``span`` is in ``set`` (a replace's provenance covers what it shadows). */
+static int
+covers(const RefSet *set, PyObject *span)
+{
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(span); i++) {
+        long long value = PyLong_AsLongLong(PyList_GET_ITEM(span, i));
+        if (value == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (!refset_has(set, value)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The node ``seq`` in place of the nodes of ``span`` (SurfaceManager._replace). */
+static int
+link_in_place(SurfaceCore *surface, PyObject *seq, PyObject *span)
+{
+    Py_ssize_t k = PyList_GET_SIZE(span);
+    PyObject *first = PyList_GET_ITEM(span, 0), *last = PyList_GET_ITEM(span, k - 1);
+    PyObject *before = PyDict_GetItemWithError(surface->prev, first);
+    PyObject *after = PyDict_GetItemWithError(surface->next, last);
+    PyObject *rank = PyDict_GetItemWithError(surface->rank, first);
+    if (before == NULL || after == NULL || rank == NULL) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_SystemError, "a replace's span is not linked");
+        }
+        return -1;
+    }
+    Py_INCREF(before);
+    Py_INCREF(after);
+    Py_INCREF(rank);
+    int failed = 0;
+    for (Py_ssize_t i = 0; i < k && !failed; i++) {
+        PyObject *gone = PyList_GET_ITEM(span, i);
+        failed = PyDict_DelItem(surface->rank, gone) < 0 || PyDict_DelItem(surface->prev, gone) < 0 ||
+                 PyDict_DelItem(surface->next, gone) < 0;
+        if (!failed) {
+            PyObject *dropped = PyDict_GetItemWithError(surface->messages, gone);
+            failed = dropped == NULL ? PyErr_Occurred() != NULL : PyDict_DelItem(surface->messages, gone) < 0;
+        }
+    }
+    failed = failed || PyDict_SetItem(surface->rank, seq, rank) < 0 || PyDict_SetItem(surface->prev, seq, before) < 0 ||
+             PyDict_SetItem(surface->next, seq, after) < 0;
+    if (!failed) {
+        if (before == Py_None) {
+            Py_SETREF(surface->head, Py_NewRef(seq));
+        }
+        else {
+            failed = PyDict_SetItem(surface->next, before, seq) < 0;
+        }
+    }
+    if (!failed) {
+        if (after == Py_None) {
+            Py_SETREF(surface->tail, Py_NewRef(seq));
+        }
+        else {
+            failed = PyDict_SetItem(surface->prev, after, seq) < 0;
+        }
+    }
+    if (!failed) {
+        PyObject *generation = PyNumber_Add(surface->generation, one);
+        failed = generation == NULL;
+        if (!failed) {
+            Py_SETREF(surface->generation, generation);
+        }
+    }
+    Py_DECREF(before);
+    Py_DECREF(after);
+    Py_DECREF(rank);
+    return failed ? -1 : 0;
 }
 
 /* surface._snapshot = None, then the node ``seq`` linked at the tail (SurfaceManager._append). */
@@ -895,6 +1112,109 @@ call_hook(SessionCore *self, PyObject *event)
     return event;
 }
 
+/* Session.append of a surface event (``append`` or a replace) whose time has been read. Steals
+ * ``time``. */
+static PyObject *
+append_surface_event(SessionCore *self, SurfaceCore *surface, PyObject *time, PyObject *given, PyObject *data,
+                     PyObject *op, PyObject *raw_refs)
+{
+    PyObject *start = NULL, *end = NULL;
+    int appending = PyUnicode_CheckExact(op) && PyUnicode_Compare(op, AppendOp) == 0;
+    if (PyErr_Occurred() || (!appending && (raw_refs == Py_None || !replace_ends(op, &start, &end)))) {
+        if (PyErr_Occurred()) {
+            Py_DECREF(time);
+            return NULL;
+        }
+        return decline(self, time, given, data, op, raw_refs);
+    }
+    /* the projection compares kinds by identity: the interned names */
+    PyObject *kind = PyUnicode_Compare(given, str_user_message) == 0        ? str_user_message
+                     : PyUnicode_Compare(given, str_assistant_message) == 0 ? str_assistant_message
+                     : PyUnicode_Compare(given, str_tool_result) == 0       ? str_tool_result
+                                                                             : NULL;
+    if (kind == NULL || surface->rank == NULL || !PyDict_CheckExact(surface->rank) || surface->prev == NULL ||
+        !PyDict_CheckExact(surface->prev) || surface->next == NULL || !PyDict_CheckExact(surface->next) ||
+        surface->messages == NULL || !PyDict_CheckExact(surface->messages) || surface->tail == NULL ||
+        surface->head == NULL || surface->generation == NULL || !PyLong_CheckExact(surface->generation)) {
+        /* context and steering messages, or a surface not as the Python code keeps it */
+        return decline(self, time, given, data, op, raw_refs);
+    }
+    Py_ssize_t at = PyList_GET_SIZE(self->log);
+    Spans spans = {-1, -1, -1, -1, 0};
+    RefSet set;
+    PyObject *text = NULL, *refs = NULL, *span = NULL, *message = NULL, *seq = NULL, *replace = NULL;
+    PyObject *event = NULL;
+    int outcome = 0; /* 1: admitted, 0: declined, -1: error */
+    text = plain_bytes_spans(data, &spans);
+    set.sorted = set.small;
+    if (text == NULL || text == Py_None) {
+        outcome = text == NULL ? -1 : 0;
+        goto done;
+    }
+    refs = raw_refs == Py_None ? Py_NewRef(Py_None) : plain_provenance(raw_refs, at, &set);
+    if (refs == NULL || (raw_refs != Py_None && refs == Py_None)) {
+        outcome = refs == NULL ? -1 : 0;
+        goto done;
+    }
+    int shaped = plain_shape(kind, data, &spans);
+    if (shaped <= 0) {
+        outcome = PyErr_Occurred() ? -1 : 0;
+        goto done;
+    }
+    if (!appending) {
+        span = shadowed_span(surface, start, end);
+        if (span == NULL || span == Py_None) {
+            outcome = span == NULL ? -1 : 0;
+            goto done;
+        }
+        int covered = covers(&set, span);
+        if (covered <= 0) {
+            outcome = covered;
+            goto done;
+        }
+        PyObject *ends[2] = {start, end};
+        replace = PyObject_Vectorcall(ReplaceType, ends, 2, NULL);
+        if (replace == NULL) {
+            outcome = -1;
+            goto done;
+        }
+    }
+    message = plain_message(kind, text, &spans);
+    seq = message == NULL ? NULL : PyLong_FromSsize_t(at);
+    if (seq == NULL) {
+        outcome = -1;
+        goto done;
+    }
+    PyObject *fields[8] = {given, seq, time, text, refs, appending ? AppendOp : replace, Py_None, FormCanonical};
+    event = PyObject_Vectorcall(LoggedEventType, fields, 8, NULL);
+    if (event == NULL || PyList_Append(self->log, event) < 0) {
+        Py_CLEAR(event);
+        outcome = -1;
+        goto done;
+    }
+    /* The event is in the log: what follows is the fold, which cannot be refused. */
+    outcome = 1;
+    Py_SETREF(surface->snapshot, Py_NewRef(Py_None));
+    if ((appending ? link_at_tail(surface, seq) : link_in_place(surface, seq, span)) < 0 ||
+        PyDict_SetItem(surface->messages, seq, message) < 0) {
+        Py_CLEAR(event);
+        outcome = -1;
+    }
+done:
+    refset_free(&set);
+    Py_XDECREF(text);
+    Py_XDECREF(refs);
+    Py_XDECREF(span);
+    Py_XDECREF(message);
+    Py_XDECREF(seq);
+    Py_XDECREF(replace);
+    if (outcome == 0) {
+        return decline(self, time, given, data, op, raw_refs);
+    }
+    Py_DECREF(time);
+    return outcome < 0 ? NULL : call_hook(self, event);
+}
+
 /* Session.append: the event admitted and appended -- here when it is one of the common cases,
  * else by the Python path (decline). ``given`` is the type as the caller gave it. */
 static PyObject *
@@ -908,7 +1228,6 @@ append_event(SessionCore *self, PyObject *given, PyObject *data, PyObject *op, P
         PyErr_SetString(PyExc_AttributeError, "_clock");
         return NULL;
     }
-    PyObject *kind = given;
     PyObject *time = read_time(self);
     if (time == NULL) {
         return NULL;
@@ -917,67 +1236,34 @@ append_event(SessionCore *self, PyObject *given, PyObject *data, PyObject *op, P
     SurfaceCore *surface = (SurfaceCore *)self->surface;
     if (self->trace != Py_None || log == NULL || !PyList_CheckExact(log) || surface == NULL ||
         !PyObject_TypeCheck((PyObject *)surface, &SurfaceCoreType) || surface->folded != Py_None ||
-        !PyUnicode_CheckExact(kind) || PyUnicode_GET_LENGTH(kind) == 0 || !safe_int(time)) {
+        !PyUnicode_CheckExact(given) || PyUnicode_GET_LENGTH(given) == 0 || !safe_int(time)) {
         return decline(self, time, given, data, op, raw_refs);
     }
-    int on_surface = PySet_Contains(SurfaceTypes, kind);
+    int on_surface = PySet_Contains(SurfaceTypes, given);
     if (on_surface < 0) {
         Py_DECREF(time);
         return NULL;
     }
-    if (!on_surface && (op != Py_None || raw_refs != Py_None)) {
-        return decline(self, time, given, data, op, raw_refs);
-    }
-    if (on_surface) {
-        if (op == Py_None || !PyUnicode_CheckExact(op) || PyUnicode_Compare(op, AppendOp) != 0 ||
-            surface->rank == NULL || !PyDict_CheckExact(surface->rank) || surface->prev == NULL ||
-            !PyDict_CheckExact(surface->prev) || surface->next == NULL || !PyDict_CheckExact(surface->next) ||
-            surface->messages == NULL || !PyDict_CheckExact(surface->messages) || surface->tail == NULL ||
-            surface->head == NULL) {
-            if (PyErr_Occurred()) {
+    if (!on_surface) {
+        if (op != Py_None || raw_refs != Py_None) {
+            return decline(self, time, given, data, op, raw_refs);
+        }
+        PyObject *text = plain_bytes(data);
+        if (text == NULL || text == Py_None) {
+            if (text == NULL) {
                 Py_DECREF(time);
                 return NULL;
             }
+            Py_DECREF(text);
             return decline(self, time, given, data, op, raw_refs);
         }
-        if (PyUnicode_CheckExact(kind)) {
-            /* the projection below compares kinds by identity: use the interned names */
-            if (PyUnicode_Compare(kind, str_user_message) == 0) {
-                kind = str_user_message;
-            }
-            else if (PyUnicode_Compare(kind, str_assistant_message) == 0) {
-                kind = str_assistant_message;
-            }
-            else if (PyUnicode_Compare(kind, str_tool_result) == 0) {
-                kind = str_tool_result;
-            }
-            else {
-                return decline(self, time, given, data, op, raw_refs); /* context and steering messages: the Python path */
-            }
+        PyObject *seq = PyLong_FromSsize_t(PyList_GET_SIZE(log));
+        PyObject *event = NULL;
+        if (seq != NULL) {
+            PyObject *fields[4] = {given, seq, time, text};
+            event = PyObject_Vectorcall(LoggedEventType, fields, 4, NULL);
+            Py_DECREF(seq);
         }
-    }
-    Spans spans = {-1, -1, -1, -1, 0};
-    PyObject *text = on_surface ? plain_bytes_spans(data, &spans) : plain_bytes(data);
-    if (text == NULL) {
-        Py_DECREF(time);
-        return NULL;
-    }
-    if (text == Py_None) {
-        Py_DECREF(text);
-        return decline(self, time, given, data, op, raw_refs);
-    }
-    Py_ssize_t at = PyList_GET_SIZE(log);
-    PyObject *seq = PyLong_FromSsize_t(at);
-    if (seq == NULL) {
-        Py_DECREF(text);
-        Py_DECREF(time);
-        return NULL;
-    }
-    PyObject *event;
-    if (!on_surface) {
-        PyObject *fields[4] = {given, seq, time, text};
-        event = PyObject_Vectorcall(LoggedEventType, fields, 4, NULL);
-        Py_DECREF(seq);
         Py_DECREF(text);
         Py_DECREF(time);
         if (event == NULL || PyList_Append(log, event) < 0) {
@@ -986,51 +1272,7 @@ append_event(SessionCore *self, PyObject *given, PyObject *data, PyObject *op, P
         }
         return call_hook(self, event);
     }
-    PyObject *refs = raw_refs == Py_None ? Py_NewRef(Py_None) : plain_provenance(raw_refs, at);
-    int shaped = refs == NULL ? -1 : (raw_refs != Py_None && refs == Py_None) ? 0 : plain_shape(kind, data, &spans);
-    if (shaped == 0 && PyErr_Occurred()) {
-        shaped = -1;
-    }
-    PyObject *message = shaped == 1 ? plain_message(kind, text, &spans) : NULL;
-    if (shaped < 0 || (shaped == 1 && message == NULL)) {
-        Py_XDECREF(refs);
-        Py_DECREF(seq);
-        Py_DECREF(text);
-        Py_DECREF(time);
-        return NULL;
-    }
-    if (shaped == 0) {
-        Py_XDECREF(refs);
-        Py_DECREF(seq);
-        Py_DECREF(text);
-        return decline(self, time, given, data, op, raw_refs);
-    }
-    PyObject *fields[8] = {given, seq, time, text, refs, AppendOp, Py_None, FormCanonical};
-    event = PyObject_Vectorcall(LoggedEventType, fields, 8, NULL);
-    Py_DECREF(refs);
-    Py_DECREF(text);
-    Py_DECREF(time);
-    if (event == NULL) {
-        Py_DECREF(seq);
-        Py_DECREF(message);
-        return NULL;
-    }
-    /* From here on the event is in the log: what follows is the fold, which cannot be refused. */
-    if (PyList_Append(log, event) < 0) {
-        Py_DECREF(seq);
-        Py_DECREF(message);
-        Py_DECREF(event);
-        return NULL;
-    }
-    Py_SETREF(surface->snapshot, Py_NewRef(Py_None));
-    int failed = link_at_tail(surface, seq) < 0 || PyDict_SetItem(surface->messages, seq, message) < 0;
-    Py_DECREF(seq);
-    Py_DECREF(message);
-    if (failed) {
-        Py_DECREF(event);
-        return NULL;
-    }
-    return call_hook(self, event);
+    return append_surface_event(self, surface, time, given, data, op, raw_refs);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1056,13 +1298,13 @@ session_derive_messages(SessionCore *self, PyObject *unused)
         return derive_in_python(self);
     }
     int same = PyObject_RichCompareBool(surface->generation, self->derived_generation, Py_EQ);
-    if (same <= 0) {
-        if (same < 0) {
-            return NULL;
-        }
-        return derive_in_python(self);
+    if (same < 0) {
+        return NULL;
     }
-    PyObject *last = self->derived_last;
+    /* No replace since the last call: from the node after the last one derived. After one:
+     * the cached messages linked anew, from the head, into a new list (views of the old one
+     * keep what they showed). */
+    PyObject *last = same ? self->derived_last : Py_None;
     PyObject *seq;
     if (last == Py_None) {
         seq = surface->head;
@@ -1070,31 +1312,26 @@ session_derive_messages(SessionCore *self, PyObject *unused)
     else {
         seq = PyDict_GetItemWithError(surface->next, last);
         if (seq == NULL) {
-            if (PyErr_Occurred()) {
-                return NULL;
-            }
-            return derive_in_python(self);
+            return PyErr_Occurred() ? NULL : derive_in_python(self);
         }
     }
     /* First make sure every node to add has its message, so that nothing changes on a decline. */
     PyObject *probe = seq;
     while (probe != Py_None) {
         PyObject *text = PyDict_GetItemWithError(surface->messages, probe);
-        if (text == NULL) {
-            if (PyErr_Occurred()) {
-                return NULL;
-            }
-            return derive_in_python(self);
-        }
-        probe = PyDict_GetItemWithError(surface->next, probe);
+        probe = text == NULL ? NULL : PyDict_GetItemWithError(surface->next, probe);
         if (probe == NULL) {
-            if (PyErr_Occurred()) {
-                return NULL;
-            }
-            return derive_in_python(self);
+            return PyErr_Occurred() ? NULL : derive_in_python(self);
         }
     }
-    PyObject *messages = self->messages;
+    PyObject *messages = same ? Py_NewRef(self->messages) : PyList_New(0);
+    if (messages == NULL) {
+        return NULL;
+    }
+    if (!same) {
+        Py_SETREF(self->messages, Py_NewRef(messages));
+        Py_SETREF(self->derived_generation, Py_NewRef(surface->generation));
+    }
     PyObject *reached = last;
     while (seq != Py_None) {
         PyObject *text = PyDict_GetItemWithError(surface->messages, seq);
@@ -1105,10 +1342,9 @@ session_derive_messages(SessionCore *self, PyObject *unused)
         seq = PyDict_GetItemWithError(surface->next, seq);
     }
     Py_SETREF(self->derived_last, Py_NewRef(reached));
-    if (PyErr_Occurred()) {
-        return NULL;
-    }
-    return PyObject_CallOneArg(MessageListType, messages);
+    PyObject *out = PyErr_Occurred() ? NULL : PyObject_CallOneArg(MessageListType, messages);
+    Py_DECREF(messages);
+    return out;
 }
 
 /* The arguments of Session.append: (type, data, *, surface_op=None, source_event_seqs=None),
@@ -1213,7 +1449,8 @@ PyInit__speedups(void)
         intern(&str_assistant_message, "assistant/message") < 0 ||
         intern(&str_tool_result, "tool/result") < 0 || intern(&str_content, "content") < 0 ||
         intern(&str_type, "type") < 0 || intern(&str_call_id, "callId") < 0 ||
-        intern(&str_is_error, "isError") < 0 || intern(&str_append_at, "_append_at") < 0 ||
+        intern(&str_is_error, "isError") < 0 || intern(&str_op, "op") < 0 || intern(&str_replace, "replace") < 0 ||
+        intern(&str_start, "start") < 0 || intern(&str_end, "end") < 0 || intern(&str_append_at, "_append_at") < 0 ||
         intern(&str_derive_in_python, "_python_derive_messages") < 0 ||
         intern(&str_surface_op, "surface_op") < 0 || intern(&str_source_event_seqs, "source_event_seqs") < 0 ||
         intern(&str_type_arg, "type") < 0 || intern(&str_data_arg, "data") < 0) {

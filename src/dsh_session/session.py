@@ -16,6 +16,7 @@ from dsh_session.event import (
     Event,
     JsonNull,
     LoggedEvent,
+    Replace,
     SessionHeader,
     SurfaceOp,
 )
@@ -328,6 +329,7 @@ if _accel.ACCELERATED and not TYPE_CHECKING:
         APPEND,
         CANONICAL,
         MessageList,
+        Replace,
         _accel.method_doc("append", Session._python_append),
         _accel.method_doc("derive_messages", Session._python_derive_messages),
     )
