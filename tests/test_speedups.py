@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dsh_session import NULL, DshSessionError, Replace, Session, SessionHeader, _accel, _admission
+from dsh_session import NULL, DshSessionError, Replace, Session, SessionHeader, _accel
 from dsh_session import json_value as json_value_module
 from dsh_session import session as session_module
 from dsh_session.event import LoggedEvent, held
@@ -295,13 +295,13 @@ def _apply(session: Session, op: Op, hook: _Hook) -> Any:
         last = min(first + int(width * (len(surface) - first)), len(surface) - 1)
         shadowed = surface[first : last + 1]
         start, end = surface[first], surface[last]
-        op: Any = Replace(start, end) if form == "Replace" else {"op": "replace", "start": start, "end": end}
+        marker: Any = Replace(start, end) if form == "Replace" else {"op": "replace", "start": start, "end": end}
         refs = shadowed[::-1] if order == "reversed" else shadowed + [0] if order == "extra" else shadowed
         summary = {
             "content": [{"type": "text", "text": f"summary of {len(shadowed)}"}],
             "source": {"kind": "user"},
         }
-        return _apply(session, ("append", ("user/message", summary, op, list(dict.fromkeys(refs)))), hook)
+        return _apply(session, ("append", ("user/message", summary, marker, list(dict.fromkeys(refs)))), hook)
     if name == "derive":
         return _outcome(session, session.derive_messages)
     if name == "invalidate":
