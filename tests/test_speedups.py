@@ -295,7 +295,9 @@ def _apply(session: Session, op: Op, hook: _Hook) -> Any:
         last = min(first + int(width * (len(surface) - first)), len(surface) - 1)
         shadowed = surface[first : last + 1]
         start, end = surface[first], surface[last]
-        marker: Any = Replace(start, end) if form == "Replace" else {"op": "replace", "start": start, "end": end}
+        marker: Any = Replace(start, end)
+        if form == "dict":
+            marker = {"op": "replace", "start": start, "end": end}
         refs = shadowed[::-1] if order == "reversed" else shadowed + [0] if order == "extra" else shadowed
         summary = {
             "content": [{"type": "text", "text": f"summary of {len(shadowed)}"}],
