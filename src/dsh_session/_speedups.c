@@ -170,23 +170,27 @@ cache_slot(PyObject *text)
     return &str_cache[((uintptr_t)text >> 4) & (STR_CACHE_SIZE - 1)];
 }
 
-static int
+static int enc_str_written(Buf *b, PyObject *text);
+
+/* A string: from the cache when it is there (kept small, so that it inlines), else written. */
+static inline int
 enc_str(Buf *b, PyObject *text)
+{
+    CachedStr *slot = cache_slot(text);
+    if (slot->text == text && b->cap - b->len >= (Py_ssize_t)sizeof(slot->quoted)) {
+        memcpy(b->data + b->len, slot->quoted, sizeof(slot->quoted)); /* a fixed size: inlined */
+        b->len += slot->len;
+        return ENC_OK;
+    }
+    return enc_str_written(b, text);
+}
+
+static int
+enc_str_written(Buf *b, PyObject *text)
 {
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     if (PyUnicode_IS_ASCII(text)) {
-        CachedStr *slot = NULL;
-        if (n <= STR_CACHE_LONGEST) {
-            slot = cache_slot(text);
-            if (slot->text == text) {
-                if (BUF_RESERVE(b, slot->len) < 0) {
-                    return ENC_ERROR;
-                }
-                memcpy(b->data + b->len, slot->quoted, slot->len);
-                b->len += slot->len;
-                return ENC_OK;
-            }
-        }
+        CachedStr *slot = n <= STR_CACHE_LONGEST ? cache_slot(text) : NULL;
         const unsigned char *chars = PyUnicode_1BYTE_DATA(text);
         if (BUF_RESERVE(b, n + 2) < 0) {
             return ENC_ERROR;
@@ -279,11 +283,29 @@ enc_str(Buf *b, PyObject *text)
     return ENC_OK;
 }
 
+/* An exact int's value when it fits one machine word of CPython's representation (most do),
+ * read directly; else through the API. *known is 0 when the value is beyond a long long. */
+static inline long long
+int_value(PyObject *number, int *overflow)
+{
+#if PY_VERSION_HEX < 0x030C0000
+    Py_ssize_t size = Py_SIZE(number);
+    if (size >= -1 && size <= 1) {
+        return size * (long long)((PyLongObject *)number)->ob_digit[0];
+    }
+#else
+    if (PyUnstable_Long_IsCompact((PyLongObject *)number)) {
+        return (long long)PyUnstable_Long_CompactValue((PyLongObject *)number);
+    }
+#endif
+    return PyLong_AsLongLongAndOverflow(number, overflow);
+}
+
 static int
 enc_int(Buf *b, PyObject *number)
 {
     int overflow = 0;
-    long long value = PyLong_AsLongLongAndOverflow(number, &overflow);
+    long long value = int_value(number, &overflow);
     if (value == -1 && PyErr_Occurred()) {
         return ENC_ERROR;
     }
@@ -303,7 +325,7 @@ enc_int(Buf *b, PyObject *number)
     return buf_write(b, digits + at, (Py_ssize_t)sizeof(digits) - at) < 0 ? ENC_ERROR : ENC_OK;
 }
 
-static int enc_value(Buf *b, PyObject *value, int depth);
+static inline int enc_value(Buf *b, PyObject *value, int depth);
 
 /* Where a payload's text holds the values of its top-level "content" and "callId" keys, which
  * a surface message is cut from (from == -1: no such key). */
@@ -397,7 +419,7 @@ enc_list(Buf *b, PyObject *list, int depth)
 }
 
 /* ``depth`` is the value's own if it is a container (the top value's is 1). */
-static int
+static inline int
 enc_value(Buf *b, PyObject *value, int depth)
 {
     PyTypeObject *kind = Py_TYPE(value);
