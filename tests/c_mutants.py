@@ -25,12 +25,14 @@ SOURCE = PACKAGE / "_speedups.c"
 
 @dataclass(frozen=True)
 class CMutant:
-    """A named bug: ``find`` in the C source replaced by ``plant``."""
+    """A named bug: ``find`` in the C source replaced by ``plant``; ``machine`` must find it
+    (a name of ``tests.test_mutants.MACHINES``)."""
 
     name: str
     bug: str
     find: str
     plant: str
+    machine: str = "core"
 
     def source(self) -> str:
         text = SOURCE.read_text("utf-8")
@@ -84,6 +86,13 @@ C_MUTANTS = (
         "PyObject *generation = Py_NewRef(surface->generation);",
     ),
     CMutant(
+        "c-rows-drop-provenance",
+        "a SQLite load's bulk path leaves a surface row's provenance out of its event",
+        "                given = tuple;\n",
+        "                given = Py_None;\n",
+        "sqlite",
+    ),
+    CMutant(
         "c-tool-result-error-flag",
         "a tool result's message always says isError false",
         'parts[5] = spans->is_error ? (Piece)PIECE("true") : (Piece)PIECE("false");',
@@ -115,8 +124,8 @@ def build(mutant: CMutant, into: Path) -> Path:
     return into
 
 
-#: Run in a fresh interpreter with the copy first on ``sys.path``: the core machine's search,
-#: exit status 3 when it finds a disagreement, 0 when it passes.
+#: Run in a fresh interpreter with the copy first on ``sys.path``: the search of the machine named
+#: by the third argument, exit status 3 when it finds a disagreement, 0 when it passes.
 RUN_SEARCH = textwrap.dedent(
     """
     import sys
@@ -126,11 +135,11 @@ RUN_SEARCH = textwrap.dedent(
     assert dsh_session.__file__.startswith(sys.argv[1]), dsh_session.__file__
     assert _accel.ACCELERATED
     from hypothesis.stateful import run_state_machine_as_test
-    from tests.machine_core import CoreMachine
     from tests.machine_support import Disagreement
     from tests.test_mutants import MACHINES
+    machine, search = MACHINES[sys.argv[3]]
     try:
-        run_state_machine_as_test(CoreMachine, settings=MACHINES["core"][1])
+        run_state_machine_as_test(machine, settings=search)
     except Disagreement as found:
         print("found:", str(found)[:500])
         sys.exit(3)

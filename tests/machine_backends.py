@@ -730,12 +730,16 @@ class BackendMachine(RuleBasedStateMachine):
     @initialize(data=st.data(), stored=st.booleans(), respelled=st.booleans())
     def first_session(self, data: st.DataObject, stored: bool, respelled: bool) -> None:
         """Session ``s1``, maybe stored already with a few turns (so every example has a log),
-        and then maybe spelled by another writer (so that even a short search reads such text)."""
+        and then maybe spelled by another writer (so that even a short search reads such text)
+        -- or else loaded at once when its turns are plain, as W1's are (so that a search
+        loads logs the bulk paths take whole)."""
         self.create_session("s1", None, CREATED[0], None, None)
         if stored:
-            self._append_batch(data, "turns")
+            self._append_batch(data, "turns" if respelled else "plain turns")
             if respelled and self.storage.durable:
                 self.respell_and_load("s1", data)
+            elif not respelled:
+                self.load_both("s1", close_turn=True)
 
     @rule(
         session_id=st.sampled_from(IDS),
@@ -819,11 +823,11 @@ class BackendMachine(RuleBasedStateMachine):
         if writer is None:
             return []
         start = writer.seq
-        turns = TurnWriter(writer.append, writer.surface.seqs, rng)
+        turns = TurnWriter(writer.append, writer.surface.seqs, rng, traps=shape != "plain turns")
         scale = 1 if start < LONG else 10  # past several hundred events, grow slowly
         if shape in ("turn", "gap", "repeat"):
             turns.turn(rng.randint(1, 9))
-        elif shape == "turns":
+        elif shape in ("turns", "plain turns"):
             for number in range(rng.randint(3, 12) // scale + 1):
                 turns.turn(number)
         elif shape == "crashed turn":

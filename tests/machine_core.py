@@ -159,7 +159,7 @@ class _Equal(dict[str, int]):
 #: A log this long is long enough: the bulk rules then add little at a time.
 LONG = 500
 #: What one ``append_many`` adds: a turn, several, a turn a crash cut short, a bulk run.
-MANY = ("turn", "turns", "crashed turn", "bulk")
+MANY = ("turn", "turns", "plain turns", "crashed turn", "bulk")
 
 
 @dataclasses.dataclass
@@ -613,11 +613,11 @@ class CoreMachine(RuleBasedStateMachine):
         """Whole W1-like turns or a bulk run in one step (``tests/machine_logs.py``), each event
         offered to both sides: how the log reaches several hundred events at a bounded cost."""
         rng = random.Random(data.draw(st.integers(0, 2**32 - 1)))
-        writer = TurnWriter(self.offer_plain, lambda: self.order, rng)
+        writer = TurnWriter(self.offer_plain, lambda: self.order, rng, traps=how != "plain turns")
         scale = 1 if len(self.log) < LONG else 8
         if how == "turn":
             writer.turn(rng.randint(0, 9))
-        elif how == "turns":
+        elif how in ("turns", "plain turns"):  # plain: W1's numbers and keys, the C paths' to take
             for number in range(rng.randint(2, 8) // scale + 1):
                 writer.turn(number)
         elif how == "crashed turn":

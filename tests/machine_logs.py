@@ -185,13 +185,27 @@ class TurnWriter:
     """Appends W1-like turns through ``append``, tracking just enough to make them valid.
 
     ``surface`` tells the writer the surface seqs now (head to tail), so that
-    its compactions name a real range and a provenance that covers it.
+    its compactions name a real range and a provenance that covers it. With
+    ``traps=False`` every number is a small int and no key is an array index, as
+    in W1 itself: the payloads the fast paths (C appends, bulk loads) take as
+    they are. (The writer draws from ``rng`` alike either way.)
     """
 
-    def __init__(self, append: Append, surface: Callable[[], Sequence[int]], rng: random.Random) -> None:
+    def __init__(
+        self, append: Append, surface: Callable[[], Sequence[int]], rng: random.Random, *, traps: bool = True
+    ) -> None:
         self.append = append
         self.surface = surface
         self.rng = rng
+        self.traps = traps
+
+    def _traps(self, size: int = 4) -> Any:
+        drawn = js_traps(self.rng, size)
+        return drawn if self.traps else {"n": len(drawn)}
+
+    def _number(self) -> Any:
+        drawn = self.rng.choice(JS_NUMBERS)
+        return drawn if self.traps else 7
 
     def turn(self, number: Any, *, finish: bool = True, steps: int | None = None) -> None:
         """One turn; ``finish=False`` stops it somewhere inside (a crash), which repair must close."""
@@ -214,7 +228,7 @@ class TurnWriter:
                 {
                     "content": [{"type": "text", "text": f"user {number}"}],
                     "source": {"kind": "user"},
-                    "meta": js_traps(rng),
+                    "meta": self._traps(),
                 },
                 surface_op="append",
             )
@@ -232,7 +246,7 @@ class TurnWriter:
         if rng.random() < 0.3:
             go(
                 "request/header",
-                {"header": {"config": {"model": "m", "n": rng.choice(JS_NUMBERS)}}, "reason": "initial"},
+                {"header": {"config": {"model": "m", "n": self._number()}}, "reason": "initial"},
             )
         chunks = [
             _seq(go("assistant/chunk", {"turn": turn, "step": step, "chunk": {"text": f"c{k}"}}))
@@ -247,7 +261,7 @@ class TurnWriter:
             options["source_event_seqs"] = refs
         go(
             "assistant/message",
-            {"turn": turn, "step": step, "content": content, "usage": js_traps(rng, 2)},
+            {"turn": turn, "step": step, "content": content, "usage": self._traps(2)},
             **options,
         )
         for call in calls:
@@ -255,7 +269,7 @@ class TurnWriter:
                 continue  # a call whose result never comes
             made = go(
                 "tool/call",
-                {"turn": turn, "step": step, "callId": call, "name": "echo", "arguments": js_traps(rng)},
+                {"turn": turn, "step": step, "callId": call, "name": "echo", "arguments": self._traps()},
             )
             answered = call if rng.random() < 0.95 else "no-such-call"
             result: dict[str, Any] = {"surface_op": "append"}
@@ -298,7 +312,7 @@ class TurnWriter:
         for index in range(count):
             roll = rng.random()
             if roll < 0.5:
-                self.append("assistant/chunk", {"chunk": {"text": f"b{index}"}, "n": rng.choice(JS_NUMBERS)})
+                self.append("assistant/chunk", {"chunk": {"text": f"b{index}"}, "n": self._number()})
             elif roll < 0.8:
                 self.append(
                     "user/message",
@@ -306,7 +320,7 @@ class TurnWriter:
                     surface_op="append",
                 )
             elif roll < 0.95:
-                self.append("todo/write", {"todos": [], "meta": js_traps(rng, 3)})
+                self.append("todo/write", {"todos": [], "meta": self._traps(3)})
             else:
                 self.compaction()
 

@@ -2,7 +2,8 @@
 
 ``dsh_session._speedups`` (see ``dsh_session/_accel.py``) runs the common appends, derives
 and payload encodings when it is built: ``Session.append`` and ``derive_messages`` are then
-methods of its C base class, and ``json_value`` encodes plain payloads with it. Tests that
+methods of its C base class, ``json_value`` encodes plain payloads with it and a SQLite or
+PostgreSQL load takes its plain rows through it (``persistence._bulk``). Tests that
 observe *how* the library does its work -- lines of Python executed, Python functions
 patched into a known-bad variant -- run inside :func:`python_paths`, where every operation
 takes the Python path; the stateful machines run with the C paths (``tests/test_speedups.py``
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from dsh_session import Session, json_value
+from dsh_session.persistence import _bulk
 
 #: The Python methods kept beside the C ones, by the name they stand in for.
 PYTHON_METHODS = (("append", "_python_append"), ("derive_messages", "_python_derive_messages"))
@@ -24,16 +26,16 @@ PYTHON_METHODS = (("append", "_python_append"), ("derive_messages", "_python_der
 def python_paths() -> Iterator[None]:
     """Within the block, the library runs its Python code only (the C state classes stay).
     Blocks nest: each puts back what it found."""
-    saved_plain = json_value._plain
+    saved_plain, saved_rows = json_value._plain, _bulk._rows_events
     found = {name: Session.__dict__.get(name) for name, _ in PYTHON_METHODS}
-    json_value._plain = None
+    json_value._plain = _bulk._rows_events = None
     for name, python in PYTHON_METHODS:
         if hasattr(Session, python):
             setattr(Session, name, getattr(Session, python))
     try:
         yield
     finally:
-        json_value._plain = saved_plain
+        json_value._plain, _bulk._rows_events = saved_plain, saved_rows
         for name, _ in PYTHON_METHODS:
             if found[name] is not None:
                 setattr(Session, name, found[name])

@@ -39,6 +39,7 @@ def test_the_test_command_uses_the_mutation_profile_and_stops_at_the_first_failu
     script = _script()
     command = script.test_command(Path("/tree"), "surface")
     assert "DSH_HYPOTHESIS_PROFILE=mutation" in command
+    assert "DSH_SESSION_PURE=1" in command  # the Python code that is mutated runs, not the C paths
     assert " -x " in command
     assert command.endswith(" ".join(script.MACHINES["surface"]))
     assert script.MACHINES["surface"][0] == "tests/test_machine_core.py"

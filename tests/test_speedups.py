@@ -32,9 +32,12 @@ from dsh_session import json_value as json_value_module
 from dsh_session import session as session_module
 from dsh_session.event import LoggedEvent, held
 from tests import builders as B
+from dsh_session.persistence import _bulk
+from dsh_session.persistence._admit import LogAdmitter
 from tests.machine_logs import nested
 from tests.machine_support import unguarded
 from tests.python_paths import python_paths
+from tests.test_bulk_rows import PLAIN, described, edited_rows
 from tests.strategies import (
     LOG_ONLY_KINDS,
     NAMED_NON_JSON,
@@ -387,6 +390,48 @@ def test_the_wall_clock_gives_milliseconds_and_one_int_per_millisecond() -> None
     assert [e.time for e in events] == sorted(e.time for e in events)
     for first, second in itertools.pairwise(events):
         assert (first.time is second.time) is (first.time == second.time)
+
+
+# -- a load's rows ----------------------------------------------------------------------------
+
+
+def _rows_taken(rows: list[tuple[Any, ...]], start_rows: list[tuple[Any, ...]]) -> Any:
+    """What ``rows_run`` makes of ``rows`` after the plain ``start_rows``: the events as
+    described, or None, and the admitter's state after it."""
+    admitter = LogAdmitter()
+    if start_rows and _bulk.rows_run(admitter, start_rows) is None:
+        raise AssertionError("the plain rows were declined")
+    taken = _bulk.rows_run(admitter, rows)
+    events = None if taken is None else [described(event) for event in taken]
+    return events, admitter.next_seq, admitter._surface.seqs(), admitter._last_time
+
+
+@needs_c
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=edited_rows(), split=st.integers(0, 13))
+def test_a_run_of_rows_is_taken_in_c_exactly_when_the_python_code_takes_it(
+    rows: list[tuple[Any, ...]], split: int
+) -> None:
+    """The C rows path and ``rows_run``'s Python code take the same runs and make the same
+    events of them, a run at the start and a run after plain ones (seqs and provenance are
+    judged from where the log stands)."""
+    for before, run in (([], rows), (list(PLAIN[:split]), _renumbered(rows, split))):
+        mine = _rows_taken(run, before)
+        with python_paths():
+            theirs = _rows_taken(run, before)
+        assert mine == theirs
+
+
+def _renumbered(rows: list[tuple[Any, ...]], by: int) -> list[tuple[Any, ...]]:
+    """The rows with each int seq moved on by ``by`` (the rest as they are)."""
+    return [(row[0] + by, *row[1:]) if type(row[0]) is int else row for row in rows]
+
+
+@needs_c
+def test_the_c_rows_path_takes_a_plain_run() -> None:
+    """A control: plain rows are taken (not declined) by both."""
+    mine = _rows_taken(list(PLAIN), [])
+    assert mine[0] is not None and len(mine[0]) == len(PLAIN)
 
 
 # -- references and memory -------------------------------------------------------------------

@@ -16,7 +16,9 @@ module this script keeps a cosmic-ray session (``<workdir>/<module>.sqlite``;
 of the checkout (``<workdir>/tree``, laid anew on every run, so the checkout
 itself is never edited and a run cut short leaves nothing mutated behind).
 A mutant's test command is the module's stateful machines and nothing else
-(``MACHINES`` below), under the ``mutation`` Hypothesis profile: a small,
+(``MACHINES`` below), on the Python code alone (``DSH_SESSION_PURE=1``: the C fast
+paths, which ``tests/c_mutants.py`` plants its own bugs in, would bypass much of what is
+mutated), under the ``mutation`` Hypothesis profile: a small,
 derandomized search that stops at the first disagreement (``pytest -x``). A
 mutant is *killed* when that command fails (a disagreement, a crash, a
 timeout); it *survives* when the machines pass.
@@ -78,7 +80,8 @@ MACHINES: dict[str, list[str]] = {
 
 #: What the scratch copy leaves out.
 _IGNORED = shutil.ignore_patterns(
-    ".git", ".venv", "__pycache__", ".hypothesis", ".mypy_cache", ".ruff_cache", ".pytest_cache", "*.egg-info"
+    ".git", ".venv", "__pycache__", ".hypothesis", ".mypy_cache", ".ruff_cache", ".pytest_cache", "*.egg-info",
+    "*.so",
 )
 
 
@@ -98,6 +101,7 @@ def test_command(tree: Path, module: str) -> str:
         [
             "env",
             "DSH_HYPOTHESIS_PROFILE=mutation",
+            "DSH_SESSION_PURE=1",  # the Python code is what is mutated: the C fast paths stay off
             f"PYTHONPATH={path}",
             sys.executable,
             "-m",

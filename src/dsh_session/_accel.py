@@ -83,6 +83,12 @@ else:
 #: ``json_value.lean_text``, its Python twin); ``None`` when not accelerated.
 plain_text: Callable[[object], bytes | None] | None = None if _speedups is None else _speedups.plain_text
 
+#: ``rows_events(rows, start, kinds, kinds_limit, append_text, stored, raws, provenance)``: a
+#: load's run of plain database rows as events (see ``persistence._bulk.rows_run``, its
+#: Python twin), or ``None``; ``None`` when not accelerated.
+rows_events: Callable[..., Any] | None = None if _speedups is None else _speedups.rows_events
+
+
 def method_doc(name: str, python: Callable[..., Any]) -> str:
     """The docstring of a C method that stands in for the Python method ``python``: its
     signature (read by ``inspect``) and its docstring."""

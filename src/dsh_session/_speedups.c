@@ -1434,11 +1434,292 @@ static PyMethodDef session_methods[] = {
 };
 
 /* ------------------------------------------------------------------------ */
+/* A load's run of database rows (persistence._bulk.rows_run).                */
+
+/* The number screen of persistence._bulk.plain_payloads, over the joined payload texts: with
+ * digits read as "0", exponent letters as "e", commas and newlines kept and every other byte
+ * dropped, the text must hold neither "0e000" (an exponent of three digits or more) nor 200
+ * zeros in a row (a number that could overflow a double). False when it might. */
+static int
+numbers_plain(const unsigned char *text, Py_ssize_t n)
+{
+    char window[4] = {0, 0, 0, 0}; /* the last four kept bytes, oldest first */
+    Py_ssize_t zeros = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = text[i];
+        char kept;
+        if (c >= '0' && c <= '9') {
+            kept = '0';
+        }
+        else if (c == 'e' || c == 'E') {
+            kept = 'e';
+        }
+        else if (c == ',' || c == '\n') {
+            kept = (char)c;
+        }
+        else {
+            continue;
+        }
+        if (kept == '0') {
+            if (++zeros >= 200) {
+                return 0;
+            }
+            if (window[0] == '0' && window[1] == 'e' && window[2] == '0' && window[3] == '0') {
+                return 0;
+            }
+        }
+        else {
+            zeros = 0;
+        }
+        window[0] = window[1];
+        window[1] = window[2];
+        window[2] = window[3];
+        window[3] = kept;
+    }
+    return 1;
+}
+
+/* A payload text of ``n`` bytes that may nest deeper than MAX_DEPTH: longer than twice the
+ * limit, with more opening brackets than it (admit_run's bound; false means surely not). */
+static int
+may_nest_too_deep(const char *text, Py_ssize_t n)
+{
+    if (n <= 2 * MAX_DEPTH) {
+        return 0;
+    }
+    Py_ssize_t opening = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        opening += text[i] == '[' || text[i] == '{';
+    }
+    return opening > MAX_DEPTH;
+}
+
+/* rows_events(rows, start, kinds, kinds_limit, append_text, stored, raws_decode, provenance_decode): a run of
+ * event rows (seq, type, time, data, source_event_seqs, surface_op) admitted at once --
+ * (events, surface_indices, surface_texts) -- when every row is plain as rows_run and admit_run
+ * define it, but for the surface payloads' shapes, which the caller checks on surface_texts;
+ * else None, nothing changed but the memo (the caller reads the run the careful way). ``kinds``
+ * is the loads' one-string-per-type memo, grown up to ``kinds_limit`` types; ``raws_decode`` reads a JSON array
+ * into a list of raw values and ``provenance_decode`` a JSON array of ints (msgspec). */
+static PyObject *
+rows_events(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 8 || !PyList_CheckExact(args[0]) || !PyLong_CheckExact(args[1]) || !PyDict_CheckExact(args[2]) ||
+        !PyLong_CheckExact(args[3]) || !PyUnicode_CheckExact(args[4])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "rows_events(rows, start, kinds, kinds_limit, append_text, stored, raws, provenance)");
+        return NULL;
+    }
+    if (LoggedEventType == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "dsh_session._speedups is not configured");
+        return NULL;
+    }
+    PyObject *rows = args[0], *kinds = args[2], *append_text = args[4], *stored = args[5];
+    PyObject *raws_decode = args[6], *provenance_decode = args[7];
+    Py_ssize_t kinds_limit = PyLong_AsSsize_t(args[3]);
+    if (kinds_limit == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(rows);
+    int overflow = 0;
+    long long start = PyLong_AsLongLongAndOverflow(args[1], &overflow);
+    if ((start == -1 && PyErr_Occurred()) || overflow != 0 || start < 0) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_ValueError, "start must be a seq");
+        }
+        return NULL;
+    }
+    Py_ssize_t *ends = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(count + 1));
+    if (ends == NULL) {
+        return PyErr_NoMemory();
+    }
+    Buf joined;
+    buf_init(&joined);
+    PyObject *events = NULL, *surface = NULL, *texts = NULL, *raws = NULL, *out = NULL;
+    int declined = 0;
+    /* The rows' columns: their types, the seqs, and the payloads joined into one JSON array. */
+    if (BUF_LITERAL(&joined, "[") < 0) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < count && !declined; i++) {
+        PyObject *row = PyList_GET_ITEM(rows, i);
+        if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != 6) {
+            declined = 1;
+            break;
+        }
+        PyObject *seq = PyTuple_GET_ITEM(row, 0), *kind = PyTuple_GET_ITEM(row, 1);
+        PyObject *time = PyTuple_GET_ITEM(row, 2), *data = PyTuple_GET_ITEM(row, 3);
+        PyObject *refs = PyTuple_GET_ITEM(row, 4), *op = PyTuple_GET_ITEM(row, 5);
+        if (!PyLong_CheckExact(seq) || !PyUnicode_CheckExact(kind) || PyUnicode_GET_LENGTH(kind) == 0 ||
+            !safe_int(time) || !PyUnicode_CheckExact(data) || (refs != Py_None && !PyUnicode_CheckExact(refs)) ||
+            (op != Py_None && !PyUnicode_CheckExact(op))) {
+            declined = 1;
+            break;
+        }
+        long long at = PyLong_AsLongLongAndOverflow(seq, &overflow);
+        if (overflow != 0 || at != start + i) {
+            declined = 1;
+            break;
+        }
+        int on_surface = PySet_Contains(SurfaceTypes, kind);
+        if (on_surface < 0) {
+            goto done;
+        }
+        if (on_surface ? (op == Py_None || PyUnicode_Compare(op, append_text) != 0)
+                       : (op != Py_None || refs != Py_None)) {
+            declined = 1; /* not an append, or a surface field on a log-only row */
+            break;
+        }
+        Py_ssize_t size;
+        const char *utf8 = PyUnicode_AsUTF8AndSize(data, &size);
+        if (utf8 == NULL) { /* a lone surrogate: never in a database's text, and not plain */
+            PyErr_Clear();
+            declined = 1;
+            break;
+        }
+        if (i > 0 && BUF_LITERAL(&joined, ",") < 0) {
+            goto done;
+        }
+        if (buf_write(&joined, utf8, size) < 0) {
+            goto done;
+        }
+        ends[i] = joined.len;
+    }
+    if (declined || BUF_LITERAL(&joined, "]") < 0) {
+        goto done;
+    }
+    if (!numbers_plain((const unsigned char *)joined.data, joined.len)) {
+        declined = 1;
+        goto done;
+    }
+    /* Every data column is one JSON value JSON.parse reads as it is: the array parses, and each
+     * of its values is exactly as long as its column (so no blank between them). */
+    PyObject *array = PyBytes_FromStringAndSize(joined.data, joined.len);
+    if (array == NULL) {
+        goto done;
+    }
+    raws = PyObject_CallOneArg(raws_decode, array);
+    Py_DECREF(array);
+    if (raws == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_ValueError) && !PyErr_ExceptionMatches(PyExc_RecursionError)) {
+            goto done; /* msgspec's DecodeError is a ValueError */
+        }
+        PyErr_Clear();
+        declined = 1;
+        goto done;
+    }
+    if (!PyList_CheckExact(raws) || PyList_GET_SIZE(raws) != count) {
+        declined = 1;
+        goto done;
+    }
+    events = PyList_New(count);
+    surface = PyList_New(0);
+    texts = PyList_New(0);
+    if (events == NULL || surface == NULL || texts == NULL) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *row = PyList_GET_ITEM(rows, i);
+        PyObject *seq = PyTuple_GET_ITEM(row, 0), *kind = PyTuple_GET_ITEM(row, 1);
+        PyObject *time = PyTuple_GET_ITEM(row, 2), *refs = PyTuple_GET_ITEM(row, 4);
+        Py_ssize_t from = i == 0 ? 1 : ends[i - 1] + 1;
+        PyObject *raw = PyList_GET_ITEM(raws, i);
+        Py_ssize_t raw_size = PyObject_Length(raw);
+        if (raw_size < 0) {
+            goto done;
+        }
+        if (raw_size != ends[i] - from || may_nest_too_deep(joined.data + from, ends[i] - from)) {
+            declined = 1;
+            goto done;
+        }
+        PyObject *shared = PyDict_GetItemWithError(kinds, kind); /* one str object per type */
+        if (shared == NULL) {
+            if (PyErr_Occurred()) {
+                goto done;
+            }
+            if (PyDict_GET_SIZE(kinds) < kinds_limit) {
+                if (PyDict_SetItem(kinds, kind, kind) < 0) {
+                    goto done;
+                }
+                shared = kind;
+            }
+        }
+        PyObject *text = PyBytes_FromStringAndSize(joined.data + from, ends[i] - from);
+        if (text == NULL) {
+            goto done;
+        }
+        PyObject *given = Py_None, *op = Py_None;
+        PyObject *tuple = NULL;
+        if (PyTuple_GET_ITEM(row, 5) != Py_None) { /* a surface row (an append: checked above) */
+            op = AppendOp;
+            if (refs != Py_None) {
+                PyObject *listed = PyObject_CallOneArg(provenance_decode, refs);
+                if (listed == NULL) {
+                    Py_DECREF(text);
+                    if (!PyErr_ExceptionMatches(PyExc_ValueError) &&
+                        !PyErr_ExceptionMatches(PyExc_RecursionError)) {
+                        goto done;
+                    }
+                    PyErr_Clear();
+                    declined = 1;
+                    goto done;
+                }
+                RefSet set;
+                tuple = plain_provenance(listed, start + i, &set);
+                refset_free(&set);
+                Py_DECREF(listed);
+                if (tuple == NULL || tuple == Py_None) {
+                    Py_DECREF(text);
+                    Py_XDECREF(tuple);
+                    if (tuple == NULL) {
+                        goto done;
+                    }
+                    declined = 1;
+                    goto done;
+                }
+                given = tuple;
+            }
+            PyObject *index = PyLong_FromSsize_t(i);
+            int failed = index == NULL || PyList_Append(surface, index) < 0 || PyList_Append(texts, text) < 0;
+            Py_XDECREF(index);
+            if (failed) {
+                Py_DECREF(text);
+                Py_XDECREF(tuple);
+                goto done;
+            }
+        }
+        PyObject *fields[8] = {shared == NULL ? kind : shared, seq, time, text, given, op, Py_None, stored};
+        PyObject *event = PyObject_Vectorcall(LoggedEventType, fields, 8, NULL);
+        Py_DECREF(text);
+        Py_XDECREF(tuple);
+        if (event == NULL) {
+            goto done;
+        }
+        PyList_SET_ITEM(events, i, event);
+    }
+    out = PyTuple_Pack(3, events, surface, texts);
+done:
+    PyMem_Free(ends);
+    buf_free(&joined);
+    Py_XDECREF(events);
+    Py_XDECREF(surface);
+    Py_XDECREF(texts);
+    Py_XDECREF(raws);
+    if (out == NULL && !PyErr_Occurred()) {
+        Py_RETURN_NONE; /* declined */
+    }
+    return out;
+}
+
+/* ------------------------------------------------------------------------ */
 
 static PyMethodDef speedups_methods[] = {
     {"plain_text", (PyCFunction)plain_text, METH_O,
      PyDoc_STR("plain_text(value) -> bytes | None: the canonical text of a plain JSON value, "
                "or None when the careful pass must decide.")},
+    {"rows_events", (PyCFunction)(void (*)(void))rows_events, METH_FASTCALL,
+     PyDoc_STR("rows_events(rows, start, kinds, kinds_limit, append_text, stored, raws_decode, provenance_decode) -> "
+               "(events, surface_indices, surface_texts) | None")},
     {"configure", (PyCFunction)configure, METH_VARARGS,
      PyDoc_STR("configure(LoggedEvent, SURFACE_TYPES, APPEND, CANONICAL, MessageList)")},
     {NULL, NULL, 0, NULL},

@@ -29,8 +29,10 @@ from typing import Any
 
 import msgspec
 
+from dsh_session import _accel
 from dsh_session.event import SURFACE_TYPES, Event
-from dsh_session.persistence._admit import LogAdmitter
+from dsh_session.json_value import STORED
+from dsh_session.persistence._admit import _KINDS, _KINDS_LIMIT, LogAdmitter
 from dsh_session.persistence._shapes import where
 
 __all__ = ["jsonl_run", "rows_run"]
@@ -126,6 +128,8 @@ def jsonl_run(admitter: LogAdmitter, chunk: bytes) -> list[Event] | None:
 _RAWS = msgspec.json.Decoder(list[msgspec.Raw])
 _PROVENANCE = msgspec.json.Decoder(list[int])
 _APPEND_TEXT = '"append"'  # the surface_op column of an append
+#: The C twin of the checks below (``None``: not built, or turned off; see ``_accel``).
+_rows_events = _accel.rows_events
 
 
 def rows_run(admitter: LogAdmitter, rows: Sequence[tuple[Any, ...]]) -> list[Event] | None:
@@ -141,6 +145,18 @@ def rows_run(admitter: LogAdmitter, rows: Sequence[tuple[Any, ...]]) -> list[Eve
     count = len(rows)
     if not count:
         return []
+    if _rows_events is not None:  # the same checks, in C (dsh_session/_accel.py)
+        made = _rows_events(
+            rows if rows.__class__ is list else list(rows),
+            admitter.next_seq,
+            _KINDS,
+            _KINDS_LIMIT,
+            _APPEND_TEXT,
+            STORED,
+            _RAWS.decode,
+            _PROVENANCE.decode,
+        )
+        return None if made is None else admitter.take_run(*made)
     seqs, kinds, times, datas, refs, ops = zip(*rows, strict=True)
     # A driver hands back int, float, str, bytes, None (or, for a column of another type,
     # another class that is not int; never bool, which needs a boolean column): the sum of
