@@ -31,13 +31,12 @@ from dsh_session import NULL, DshSessionError, Replace, Session, SessionHeader, 
 from dsh_session import json_value as json_value_module
 from dsh_session import session as session_module
 from dsh_session.event import LoggedEvent, held
-from tests import builders as B
 from dsh_session.persistence import _bulk
 from dsh_session.persistence._admit import LogAdmitter
+from tests import builders as B
 from tests.machine_logs import nested
 from tests.machine_support import unguarded
 from tests.python_paths import python_paths
-from tests.test_bulk_rows import PLAIN, described, edited_rows
 from tests.strategies import (
     LOG_ONLY_KINDS,
     NAMED_NON_JSON,
@@ -47,6 +46,7 @@ from tests.strategies import (
     non_json_values,
     payloads,
 )
+from tests.test_bulk_rows import PLAIN, described, edited_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 PURE = os.environ.get("DSH_SESSION_PURE", "") not in ("", "0")

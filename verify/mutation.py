@@ -80,7 +80,14 @@ MACHINES: dict[str, list[str]] = {
 
 #: What the scratch copy leaves out.
 _IGNORED = shutil.ignore_patterns(
-    ".git", ".venv", "__pycache__", ".hypothesis", ".mypy_cache", ".ruff_cache", ".pytest_cache", "*.egg-info",
+    ".git",
+    ".venv",
+    "__pycache__",
+    ".hypothesis",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    "*.egg-info",
     "*.so",
 )
 
