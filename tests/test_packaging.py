@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import email
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -237,3 +238,44 @@ def test_the_sdists_tests_run_against_the_installed_wheel(built: Built, tmp_path
     )
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
     assert " passed" in ran.stdout and "failed" not in ran.stdout
+
+
+def test_without_a_c_compiler_the_wheel_is_the_python_library(built: Built, tmp_path: Path) -> None:
+    """The speedups are optional: a build whose compiler fails still makes a wheel, with no
+    compiled module in it, and the library it installs runs on its Python code."""
+    with tarfile.open(built.sdist) as sdist:
+        sdist.extractall(tmp_path, filter="data")
+    (unpacked,) = [path for path in tmp_path.iterdir() if path.is_dir()]
+    dist = tmp_path / "dist"
+    env = {**os.environ, "CC": "/bin/false"}
+    made = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(dist), "."],
+        cwd=unpacked,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
+    (wheel,) = dist.glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        assert not [name for name in archive.namelist() if name.startswith("dsh_session/_speedups")]
+    target = tmp_path / "venv"
+    venv.create(target, with_pip=False)
+    python = target / "bin" / "python"
+    installed = _run(
+        sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "-q", wheel, cwd=tmp_path
+    )
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    site = _run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=tmp_path)
+    (Path(site.stdout.strip()) / "_dependencies.pth").write_text(
+        sysconfig.get_paths()["purelib"] + "\n", "utf-8"
+    )
+    probe = (
+        "from dsh_session import Session, _accel\n"
+        "s = Session('s')\n"
+        "s.append('user/message', {'content': [], 'source': {'kind': 'user'}}, surface_op='append')\n"
+        "print(_accel.ACCELERATED, len(s.derive_messages()))\n"
+    )
+    ran = _run(python, "-c", probe, cwd=built.elsewhere)
+    assert ran.stdout.strip() == "False 1", ran.stderr[-2000:]
