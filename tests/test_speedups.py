@@ -12,6 +12,7 @@ lean pass on any value. The stateful machines then hold the C paths to the speci
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import gc
 import inspect
@@ -30,6 +31,7 @@ from hypothesis import strategies as st
 from dsh_session import NULL, DshSessionError, Replace, Session, SessionHeader, _accel
 from dsh_session import json_value as json_value_module
 from dsh_session import session as session_module
+from dsh_session._accel import PySessionCore, PySurfaceCore
 from dsh_session.event import LoggedEvent, held
 from dsh_session.persistence import _bulk
 from dsh_session.persistence._admit import LogAdmitter
@@ -390,6 +392,53 @@ def test_the_wall_clock_gives_milliseconds_and_one_int_per_millisecond() -> None
     assert [e.time for e in events] == sorted(e.time for e in events)
     for first, second in itertools.pairwise(events):
         assert (first.time is second.time) is (first.time == second.time)
+
+
+# -- state a caller took apart ---------------------------------------------------------------
+
+_SESSION_SLOTS = PySessionCore.__slots__
+_SURFACE_SLOTS = PySurfaceCore.__slots__
+
+
+def _calls(session: Session) -> list[Callable[[], object]]:
+    return [
+        lambda: session.append("turn/start", B.turn_start()),
+        lambda: session.append("user/message", B.user("x"), surface_op="append", source_event_seqs=[0]),
+        lambda: session.append(
+            "user/message", B.user("s"), surface_op=B.replace(1, 1), source_event_seqs=[1]
+        ),
+        session.derive_messages,
+    ]
+
+
+@pytest.mark.parametrize("owner", ["session", "surface"])
+def test_a_session_whose_state_was_taken_apart_raises_and_does_not_crash(owner: str) -> None:
+    """Private state deleted or replaced by something else: each call raises an exception or
+    works, in the C paths as in the Python code -- never a crash (the C code checks every
+    field it reads)."""
+    names = _SESSION_SLOTS if owner == "session" else _SURFACE_SLOTS
+    for name in names:
+        replacements: tuple[Any, ...] = (None, 5, "x", [], {})
+        for replacement in replacements:
+            results = []
+            for python in (False, True):
+                session = B.users(2)
+                session.derive_messages()
+                target = session if owner == "session" else session.surface
+                if replacement is None:
+                    delattr(target, name)
+                else:
+                    setattr(target, name, replacement)
+                outcome = []
+                with python_paths() if python else contextlib.nullcontext():
+                    for call in _calls(session):
+                        try:
+                            call()
+                            outcome.append("ok")
+                        except Exception as error:
+                            outcome.append(type(error).__name__)
+                results.append(outcome)
+            assert len(results[0]) == len(results[1]) == 4, (name, replacement)
 
 
 # -- a load's rows ----------------------------------------------------------------------------

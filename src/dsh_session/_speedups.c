@@ -978,7 +978,7 @@ link_in_place(SurfaceCore *surface, PyObject *seq, PyObject *span)
              PyDict_SetItem(surface->next, seq, after) < 0;
     if (!failed) {
         if (before == Py_None) {
-            Py_SETREF(surface->head, Py_NewRef(seq));
+            Py_XSETREF(surface->head, Py_NewRef(seq));
         }
         else {
             failed = PyDict_SetItem(surface->next, before, seq) < 0;
@@ -986,7 +986,7 @@ link_in_place(SurfaceCore *surface, PyObject *seq, PyObject *span)
     }
     if (!failed) {
         if (after == Py_None) {
-            Py_SETREF(surface->tail, Py_NewRef(seq));
+            Py_XSETREF(surface->tail, Py_NewRef(seq));
         }
         else {
             failed = PyDict_SetItem(surface->prev, after, seq) < 0;
@@ -1033,7 +1033,7 @@ link_at_tail(SurfaceCore *surface, PyObject *seq)
         return -1;
     }
     if (tail == Py_None) {
-        Py_SETREF(surface->head, Py_NewRef(seq));
+        Py_XSETREF(surface->head, Py_NewRef(seq));
     }
     else if (PyDict_SetItem(surface->next, tail, seq) < 0) {
         return -1;
@@ -1041,7 +1041,7 @@ link_at_tail(SurfaceCore *surface, PyObject *seq)
     if (PyDict_SetItem(surface->prev, seq, tail) < 0 || PyDict_SetItem(surface->next, seq, Py_None) < 0) {
         return -1;
     }
-    Py_SETREF(surface->tail, Py_NewRef(seq));
+    Py_XSETREF(surface->tail, Py_NewRef(seq));
     return 0;
 }
 
@@ -1216,7 +1216,7 @@ append_surface_event(SessionCore *self, SurfaceCore *surface, PyObject *time, Py
     }
     /* The event is in the log: what follows is the fold, which cannot be refused. */
     outcome = 1;
-    Py_SETREF(surface->snapshot, Py_NewRef(Py_None));
+    Py_XSETREF(surface->snapshot, Py_NewRef(Py_None));
     if ((appending ? link_at_tail(surface, seq) : link_in_place(surface, seq, span)) < 0 ||
         PyDict_SetItem(surface->messages, seq, message) < 0) {
         Py_CLEAR(event);
