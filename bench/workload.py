@@ -236,7 +236,42 @@ class SpecTarget:
         )
 
 
-TARGETS: dict[str, Callable[[], Target]] = {"impl": ImplTarget, "spec": SpecTarget}
+class _Appended:
+    __slots__ = ("seq",)
+
+    def __init__(self, seq: int) -> None:
+        self.seq = seq
+
+
+class DriverTarget:
+    """W1's driver alone: a target whose ``append`` and ``derive`` are Python methods that keep
+    nothing, so that a run costs what building each turn's input, the loop and its timers
+    cost, plus a call of an empty Python method per event (docs/performance.md, "What stands
+    between us and the goals")."""
+
+    name = "driver"
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def append(
+        self, type: str, data: Any, *, surface_op: Any = None, source_event_seqs: Any = None
+    ) -> _Appended:
+        seq = self.count
+        self.count = seq + 1
+        return _Appended(seq)
+
+    def derive(self) -> object:
+        return None
+
+    def surface_seqs(self) -> list[int]:
+        return list(range(self.count - 152, self.count)) if self.count >= 152 else list(range(self.count))
+
+    def final(self) -> State:
+        return State(events=self.count, messages=[], surface=[], generation=0)
+
+
+TARGETS: dict[str, Callable[[], Target]] = {"impl": ImplTarget, "spec": SpecTarget, "driver": DriverTarget}
 
 
 @dataclass(frozen=True)
