@@ -1,28 +1,31 @@
 /*
  * dsh_session._speedups: the session's hot paths in C.
  *
- * Optional: every function here has a Python twin (``_accel.py`` says which
- * one runs), and each fast path either does exactly what the Python path
- * does or declines having changed nothing, leaving the Python path to decide
- * and to word any error. What is here:
+ * Optional: the Python code is complete on its own (``_accel.py`` says which
+ * runs), and each path here either does exactly what the Python code does or
+ * declines having changed nothing, leaving the Python code to decide and to
+ * word any refusal. What is here:
  *
  * - plain_text(value): the canonical JSON text of a value made only of exact
  *   dicts (ASCII keys that do not start with a digit), lists, strs (no
  *   surrogates), safe ints, bools and None, at most MAX_DEPTH containers
  *   deep; None for anything else (the careful pass then decides). The bytes
- *   are JSON.stringify's for that value.
+ *   are JSON.stringify's for that value. (Twin: json_value._lean_text.)
  * - SessionCore and SurfaceCore: the state of a Session and of a
- *   SurfaceManager, as C fields (the Python classes subclass them), so that
- * - fast_append(session, type, data, surface_op, source_event_seqs) can admit
- *   the common events -- a log-only event, or a surface "append" with its
- *   provenance -- fold it and project its message without a Python frame.
- * - fast_derive(session): the derived history's cached texts, when every
- *   node on the surface has been projected already.
+ *   SurfaceManager as C fields (the Python classes subclass them), and
+ *   SessionCore's methods append and derive_messages: a log-only event, a
+ *   surface append with its provenance or a compaction's replace admitted,
+ *   folded and projected; the history extended from its cache, or linked anew
+ *   after a replace. (Twins: Session._python_append, which goes on in
+ *   Session._append_at, where a declined event continues, and
+ *   Session._python_derive_messages.)
+ * - rows_events(...): a load's run of plain database rows as events.
+ *   (Twin: persistence._bulk.rows_run's Python code.)
  *
  * Nothing here calls back into Python code it does not own except the
- * session's clock and append hook, at the points where the Python path calls
- * them; the encoder runs no Python code at all, so the containers it walks
- * cannot change under it.
+ * session's clock and append hook, at the points where the Python code calls
+ * them, and msgspec's decoders; the encoder runs no Python code at all, so the
+ * containers it walks cannot change under it.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

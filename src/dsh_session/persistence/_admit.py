@@ -111,9 +111,9 @@ class LogAdmitter:
                 text, form = lean_text(record["data"]), CANONICAL
             if text is not None:
                 kind, time = record["type"], record["time"]
-                shared = _KINDS.get(kind) if kind.__class__ is str else kind
-                if shared is None and len(_KINDS) < _KINDS_LIMIT:
-                    _KINDS[kind] = kind
+                shared = KINDS.get(kind) if kind.__class__ is str else kind
+                if shared is None and len(KINDS) < KINDS_LIMIT:
+                    KINDS[kind] = kind
                 elif shared is not None:
                     kind = shared  # one string object per event type
                 if time == self._last_time and time.__class__ is int:
@@ -201,10 +201,10 @@ class LogAdmitter:
                 text = bytes(payloads[index])
                 if text.count(b"[") + text.count(b"{") > MAX_DEPTH:
                     return None  # may nest too deep: the careful path decides
-        for kind in kind_set - _KINDS.keys():
-            if len(_KINDS) < _KINDS_LIMIT:
-                _KINDS[kind] = kind
-        kinds = list(map(_KINDS.get, kinds, kinds))  # one string object per event type
+        for kind in kind_set - KINDS.keys():
+            if len(KINDS) < KINDS_LIMIT:
+                KINDS[kind] = kind
+        kinds = list(map(KINDS.get, kinds, kinds))  # one string object per event type
         texts = list(map(bytes, payloads))
         events: list[Event] = list(
             map(
@@ -252,8 +252,8 @@ class LogAdmitter:
 
 
 #: One string object per event type a load meets (bounded: types beyond it are not shared).
-_KINDS: dict[str, str] = {}
-_KINDS_LIMIT = 4096
+KINDS: dict[str, str] = {}
+KINDS_LIMIT = 4096
 
 #: The key orders ``append`` writes (the surface fields are optional).
 _EXACT = 2**53

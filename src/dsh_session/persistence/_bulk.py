@@ -32,7 +32,7 @@ import msgspec
 from dsh_session import _accel
 from dsh_session.event import SURFACE_TYPES, Event
 from dsh_session.json_value import STORED
-from dsh_session.persistence._admit import _KINDS, _KINDS_LIMIT, LogAdmitter
+from dsh_session.persistence._admit import KINDS, KINDS_LIMIT, LogAdmitter
 from dsh_session.persistence._shapes import where
 
 __all__ = ["jsonl_run", "rows_run"]
@@ -149,8 +149,8 @@ def rows_run(admitter: LogAdmitter, rows: Sequence[tuple[Any, ...]]) -> list[Eve
         made = _rows_events(
             rows if rows.__class__ is list else list(rows),
             admitter.next_seq,
-            _KINDS,
-            _KINDS_LIMIT,
+            KINDS,
+            KINDS_LIMIT,
             _APPEND_TEXT,
             STORED,
             _RAWS.decode,
