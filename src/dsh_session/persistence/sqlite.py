@@ -62,8 +62,8 @@ __all__ = ["SqliteBackend"]
 _SURROGATE = re.compile("[\ud800-\udfff]")
 #: Whether the session has a row, and its last stored seq (a write checks both first).
 _WHERE_IT_ENDS = (
-    "SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?1), "
-    "(SELECT max(seq) FROM events WHERE session_id = ?1)"
+    "SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?), "
+    "(SELECT max(seq) FROM events WHERE session_id = ?)"
 )
 #: How many event rows a plain load fetches at a time (:meth:`SqliteBackend._stream_plain`).
 _STREAM_ROWS = 512
@@ -229,7 +229,7 @@ class SqliteBackend(BackendBase):
         with self._transaction("appending to"):
             conn = self._conn
             # Where the session stands now, in one statement (a batch pays for each).
-            found, last = conn.execute(_WHERE_IT_ENDS, (session_id,)).fetchone()
+            found, last = conn.execute(_WHERE_IT_ENDS, (session_id, session_id)).fetchone()
             exists = found == 1
             if exists != state.materialized or last != (state.cursor - 1 if state.cursor else None):
                 raise self._conflict(session_id, state.cursor, None if last is None else last + 1)
