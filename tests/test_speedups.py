@@ -158,8 +158,12 @@ def test_a_cyclic_value_is_left_to_the_careful_pass() -> None:
 # -- sessions: the C paths against the Python code -------------------------------------------
 
 
+#: A clock reading that is a failure: the clock raises.
+FAILS = "the clock fails"
+
+
 class Clock:
-    """A clock that reads its values from a script, then counts on from the last int."""
+    """A clock that reads its values from a script (raising at :data:`FAILS`), then counts on."""
 
     def __init__(self, readings: list[Any]) -> None:
         self.readings = list(readings)
@@ -167,7 +171,10 @@ class Clock:
 
     def __call__(self) -> Any:
         if self.readings:
-            return self.readings.pop(0)
+            reading = self.readings.pop(0)
+            if reading == FAILS:
+                raise RuntimeError(FAILS)
+            return reading
         self.after += 1
         return self.after
 
@@ -175,7 +182,7 @@ class Clock:
 Op = tuple[str, Any]
 
 _readings = st.lists(
-    st.sampled_from([5, 5, 6, 7, 2**53, 2**53 + 1, -(2**53), 5.0, 7.5, True, None, "x"]), max_size=8
+    st.sampled_from([5, 5, 6, 7, 2**53, 2**53 + 1, -(2**53), 5.0, 7.5, True, None, "x", FAILS]), max_size=8
 )
 
 
