@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.c_mutants import C_MUTANTS, ROOT, RUN_SEARCH, CMutant, build
-from tests.test_speedups import needs_c
 
-pytestmark = [pytest.mark.mutants, needs_c]
+pytestmark = pytest.mark.mutants
 
 #: The control: the real source, through the same copy, build and search.
 CONTROL = CMutant("control", "none", "#define MAX_DEPTH 200", "#define MAX_DEPTH 200")

@@ -51,19 +51,13 @@ from tests.strategies import (
 from tests.test_bulk_rows import PLAIN, described, edited_rows
 
 ROOT = Path(__file__).resolve().parent.parent
-PURE = os.environ.get("DSH_SESSION_PURE", "") not in ("", "0")
-
-#: Without the C code there is nothing to compare; the dev setup always builds it (and
-#: ``test_the_c_code_is_built_and_in_use`` fails when it did not), so these skip only
-#: where a run asked for the Python code alone.
-needs_c = pytest.mark.skipif(PURE, reason="DSH_SESSION_PURE asks for the Python code alone")
-
-
 def test_the_c_code_is_built_and_in_use() -> None:
-    """The dev setup compiles the extension; a build that silently fell back would lose the speed."""
-    assert _accel.ACCELERATED is (not PURE)
-    # accelerated, the base's C methods answer (and show the Python methods' signatures)
-    assert ("append" in Session.__dict__) is PURE and ("derive_messages" in Session.__dict__) is PURE
+    """The dev setup compiles the extension, and this suite tests it: a build that silently fell
+    back would lose the speed and leave the C code untested. (The Python code alone is run by
+    ``DSH_SESSION_PURE=1`` in a process of its own, below, and by mutation testing.)"""
+    assert _accel.ACCELERATED
+    # the base's C methods answer (and show the Python methods' signatures)
+    assert "append" not in Session.__dict__ and "derive_messages" not in Session.__dict__
     shown = "(self, /, type, data, *, surface_op=None, source_event_seqs=None)"
     assert str(inspect.signature(Session.append)) == shown
     assert "Admit one event at the end of the log" in (Session.append.__doc__ or "")
@@ -109,7 +103,6 @@ def _python_lean(value: object) -> bytes | None:
     return json_value_module._lean_text(value)
 
 
-@needs_c
 @settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
 @given(_ANY)
 def test_plain_text_is_the_python_lean_pass(value: Any) -> None:
@@ -120,7 +113,6 @@ def test_plain_text_is_the_python_lean_pass(value: Any) -> None:
     assert type(got) is type(want)
 
 
-@needs_c
 @pytest.mark.parametrize("depth", [1, 2, 199, 200, 201, 202, 1000])
 @pytest.mark.parametrize("shape", ["list", "dict", "mixed", "siblings"])
 def test_plain_text_takes_the_depth_limit_as_python_does(depth: int, shape: str) -> None:
@@ -131,7 +123,6 @@ def test_plain_text_takes_the_depth_limit_as_python_does(depth: int, shape: str)
     assert (fast(value) is None) is (depth > json_value_module.MAX_DEPTH)
 
 
-@needs_c
 @pytest.mark.parametrize(
     "value",
     [
@@ -334,7 +325,6 @@ def _copy_op(op: Op) -> Op:
     return op if name != "append" else (name, copy.deepcopy(args))
 
 
-@needs_c
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=_ops, readings=_readings, invariants=st.booleans())
 def test_a_session_with_the_c_paths_does_what_the_python_code_does(
@@ -354,7 +344,6 @@ def test_a_session_with_the_c_paths_does_what_the_python_code_does(
     assert fast.derive_messages().to_json() == slow.derive_messages().to_json()
 
 
-@needs_c
 def test_the_c_paths_take_the_common_events() -> None:
     """A control for the comparison above: the W1-like events -- log-only events, surface
     appends with and without provenance, a compaction's replace, the derives after each --
@@ -389,7 +378,6 @@ def test_the_c_paths_take_the_common_events() -> None:
         assert reached == ["context/message"]
 
 
-@needs_c
 def test_the_wall_clock_gives_milliseconds_and_one_int_per_millisecond() -> None:
     session = Session("s")
     before = session_module.now_ms()
@@ -462,7 +450,6 @@ def _rows_taken(rows: list[tuple[Any, ...]], start_rows: list[tuple[Any, ...]]) 
     return events, admitter.next_seq, admitter._surface.seqs(), admitter._last_time
 
 
-@needs_c
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=edited_rows(), split=st.integers(0, 13))
 def test_a_run_of_rows_is_taken_in_c_exactly_when_the_python_code_takes_it(
@@ -483,7 +470,6 @@ def _renumbered(rows: list[tuple[Any, ...]], by: int) -> list[tuple[Any, ...]]:
     return [(row[0] + by, *row[1:]) if type(row[0]) is int else row for row in rows]
 
 
-@needs_c
 def test_the_c_rows_path_takes_a_plain_run() -> None:
     """A control: plain rows are taken (not declined) by both."""
     mine = _rows_taken(list(PLAIN), [])
@@ -504,7 +490,6 @@ def _w1_like(session: Session, turns: int) -> None:
         session.derive_messages()
 
 
-@needs_c
 def test_the_c_paths_leak_no_references() -> None:
     """What a session is given or holds is released with it: no reference is kept too many."""
     kind, data = "turn/start", {"turn": 1}
@@ -528,7 +513,6 @@ def test_the_c_paths_leak_no_references() -> None:
     assert [sys.getrefcount(item) for item in counted] == before
 
 
-@needs_c
 def test_a_session_with_c_state_is_collected_with_its_cycles() -> None:
     """A session in a cycle (a hook that holds it) is freed by the collector."""
     freed: list[bool] = []

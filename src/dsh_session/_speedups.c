@@ -576,51 +576,29 @@ typedef struct {
 #define VISIT_FIELD(name) Py_VISIT(self->name);
 #define CLEAR_FIELD(name) Py_CLEAR(self->name);
 
-static int
-surface_traverse(SurfaceCore *self, visitproc visit, void *arg)
-{
-    SURFACE_FIELDS(VISIT_FIELD)
-    return 0;
-}
+/* The collector's traverse and clear of a state type, and its dealloc (a subclass's own
+ * dealloc releases its type). */
+#define GC_FUNCTIONS(prefix, Type, FIELDS)                \
+    static int prefix##_traverse(Type *self, visitproc visit, void *arg) \
+    {                                                     \
+        FIELDS(VISIT_FIELD)                               \
+        return 0;                                         \
+    }                                                     \
+    static int prefix##_clear(Type *self)                 \
+    {                                                     \
+        FIELDS(CLEAR_FIELD)                               \
+        return 0;                                         \
+    }                                                     \
+    static void prefix##_dealloc(Type *self)              \
+    {                                                     \
+        PyTypeObject *kind = Py_TYPE(self);               \
+        PyObject_GC_UnTrack(self);                        \
+        prefix##_clear(self);                             \
+        kind->tp_free((PyObject *)self);                  \
+    }
 
-static int
-surface_clear(SurfaceCore *self)
-{
-    SURFACE_FIELDS(CLEAR_FIELD)
-    return 0;
-}
-
-static void
-surface_dealloc(SurfaceCore *self)
-{
-    PyTypeObject *kind = Py_TYPE(self);
-    PyObject_GC_UnTrack(self);
-    surface_clear(self);
-    kind->tp_free((PyObject *)self); /* a subclass's own dealloc releases its type */
-}
-
-static int
-session_traverse(SessionCore *self, visitproc visit, void *arg)
-{
-    SESSION_FIELDS(VISIT_FIELD)
-    return 0;
-}
-
-static int
-session_clear(SessionCore *self)
-{
-    SESSION_FIELDS(CLEAR_FIELD)
-    return 0;
-}
-
-static void
-session_dealloc(SessionCore *self)
-{
-    PyTypeObject *kind = Py_TYPE(self);
-    PyObject_GC_UnTrack(self);
-    session_clear(self);
-    kind->tp_free((PyObject *)self); /* a subclass's own dealloc releases its type */
-}
+GC_FUNCTIONS(surface, SurfaceCore, SURFACE_FIELDS)
+GC_FUNCTIONS(session, SessionCore, SESSION_FIELDS)
 
 #define SURFACE_MEMBER(name) {"_" #name, T_OBJECT_EX, offsetof(SurfaceCore, name), 0, NULL},
 #define SESSION_MEMBER(name) {"_" #name, T_OBJECT_EX, offsetof(SessionCore, name), 0, NULL},
@@ -1116,7 +1094,7 @@ safe_int(PyObject *value)
         return 0;
     }
     int overflow = 0;
-    long long number = PyLong_AsLongLongAndOverflow(value, &overflow);
+    long long number = int_value(value, &overflow);
     return overflow == 0 && number <= EXACT && number >= -EXACT;
 }
 

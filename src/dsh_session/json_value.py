@@ -128,14 +128,8 @@ def encode(value: object) -> bytes:
     The result is ``bytes`` when orjson reads it back to the canonical value
     (the common case), else a :class:`Text`; :func:`decode` reads either.
     """
-    if _plain is not None:
-        text = _plain(value)
-        return _careful_text(value) if text is None else text
-    try:
-        _lean(value)
-        return _dumps(value)
-    except (_Unusual, UnicodeEncodeError, RecursionError):  # a lone surrogate: careful
-        return _careful_text(value)
+    text = lean_text(value)
+    return _careful_text(value) if text is None else text  # None: a lone surrogate, a float, ...
 
 
 def lean_text(value: object) -> bytes | None:

@@ -10,7 +10,7 @@ surface, not its log.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import repeat
 from typing import Any
 
@@ -177,7 +177,6 @@ class LogAdmitter:
             return None
         ops_out: list[Any] = [None] * count
         refs_out: list[Any] = [None] * count
-        groups: dict[str, list[Any]] = {}
         for index, op, given in zip(on_surface, ops, refs, strict=True):
             if op != append:
                 return None
@@ -188,12 +187,7 @@ class LogAdmitter:
                 ):
                     return None
                 refs_out[index] = tuple(given)
-            kind = kinds[index]
-            group = groups.get(kind)
-            if group is None:
-                groups[kind] = group = []
-            group.append(payloads[index])
-        if not all(payloads_fit(kind, texts) for kind, texts in groups.items()):
+        if not _shapes_fit(kinds, on_surface, payloads):
             return None
         lengths = list(map(len, payloads))
         if max(lengths) > 2 * MAX_DEPTH:  # a payload nests at most half its length deep
@@ -219,10 +213,7 @@ class LogAdmitter:
                 repeat(STORED),
             )
         )
-        self._surface._append_run([start + index for index in on_surface])
-        self._next = start + count
-        self._last_time = times[-1]
-        return events
+        return self._taken(events, on_surface)
 
     def take_run(self, events: list[Any], surface: list[int], texts: list[bytes]) -> list[Event] | None:
         """The events of a run the C bulk path built at the next seqs (``_speedups.rows_events``:
@@ -231,17 +222,16 @@ class LogAdmitter:
         the bulk path takes (the careful path decides)."""
         if not events:
             return []
-        groups: dict[str, list[bytes]] = {}
-        for index, text in zip(surface, texts, strict=True):
-            kind = events[index].type
-            group = groups.get(kind)
-            if group is None:
-                groups[kind] = group = []
-            group.append(text)
-        if not all(payloads_fit(kind, group) for kind, group in groups.items()):
+        kinds = [events[index].type for index in surface]
+        if not _shapes_fit(kinds, range(len(surface)), texts):
             return None
+        return self._taken(events, surface)
+
+    def _taken(self, events: list[Event], on_surface: list[int]) -> list[Event]:
+        """``events``, a run at the next seqs that passed every rule, now admitted: the surface
+        nodes ``on_surface`` (indices in the run) appended, the next seq and last time moved on."""
         start = self._next
-        self._surface._append_run([start + index for index in surface])
+        self._surface._append_run([start + index for index in on_surface])
         self._next = start + len(events)
         self._last_time = events[-1].time
         return events
@@ -249,6 +239,19 @@ class LogAdmitter:
     def admit_line(self, record: dict[str, Any], line: bytes | None) -> Event:
         """:meth:`admit_parsed` for a JSONL line (kept whole when orjson read it)."""
         return self.admit_parsed(record, line, True)
+
+
+def _shapes_fit(kinds: Sequence[Any], indices: Iterable[int], texts: Sequence[Any]) -> bool:
+    """Whether the payload text at each of ``indices`` has the shape its record's type (at the
+    same index of ``kinds``) needs, checked a type at a time (``_shapes.payloads_fit``)."""
+    groups: dict[str, list[Any]] = {}
+    for index in indices:
+        kind = kinds[index]
+        group = groups.get(kind)
+        if group is None:
+            groups[kind] = group = []
+        group.append(texts[index])
+    return all(payloads_fit(kind, group) for kind, group in groups.items())
 
 
 #: One string object per event type a load meets (bounded: types beyond it are not shared).
