@@ -9,8 +9,9 @@ slotted Python classes and every path is Python's.
 
 The Python code is complete on its own and is the reference for the C code:
 each C fast path does exactly what the Python path would do, or declines having
-changed nothing (``tests/test_speedups.py`` holds the two to the same results,
-and the stateful machines run against the specification in both modes).
+changed nothing (``tests/test_speedups.py`` holds the two to the same results;
+the stateful machines hold the C paths to the specification, and the planted
+bugs of ``tests/mutants.py`` and mutation testing run on the Python code).
 """
 
 from __future__ import annotations
